@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Boot the guest kernel once under QEMU.
+#   boot.sh NAME BZIMAGE INITRAMFS "EXTRA CMDLINE" TIMEOUT_SECS
+# Writes $RUNDIR/NAME.console (kernel log) and $RUNDIR/NAME.results (what
+# /init reported on the second serial port). Returns QEMU's status; 124 on
+# timeout.
+. "$(dirname "$0")/lib.sh"
+check_knobs
+
+name=$1 img=$2 initrd=$3 extra=$4 tmo=${5:-300}
+RUNDIR=${RUNDIR:-$WORK/runs/latest}
+mkdir -p "$RUNDIR" "$RUNDIR/$name.share"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run 'make deps'"
+
+# KVM only when a real boot under it has worked on this host (the probe);
+# otherwise TCG. ACCEL=tcg|kvm overrides.
+accel_opts() {
+	local probe=$WORK/kvm-probe key
+	key="$(uname -r) $(qemu-system-x86_64 --version | head -n1)"
+	case "${ACCEL:-auto}" in
+	tcg) echo "-accel tcg,thread=${TCG_THREAD:-single} -cpu max"; return ;;
+	kvm) echo "-accel kvm -cpu host"; return ;;
+	esac
+	if [ -w /dev/kvm ] && [ "$(head -n1 "$probe" 2>/dev/null)" != "$key" ]; then
+		say "boot: probing KVM with a real boot (once per host)"
+		local pd=$WORK/kvm-probe.d
+		rm -rf "$pd"
+		mkdir -p "$pd"
+		timeout 45 qemu-system-x86_64 -accel kvm -cpu host -smp 2 -m 512 -kernel "$img" \
+			-initrd "$initrd" -append "console=ttyS0 panic=-1 vdsrun=probe" \
+			-display none -monitor none -no-reboot \
+			-serial file:"$pd/console" -serial file:"$pd/results" >/dev/null 2>&1
+		if grep -q '@@VDS-DONE' "$pd/results" 2>/dev/null &&
+			! grep -qE 'KVM internal error|Oops|BUG:' "$pd/console"; then
+			printf '%s\nkvm\n' "$key" >"$probe"
+		else
+			printf '%s\ntcg\n' "$key" >"$probe"
+		fi
+		say "boot: KVM probe says $(tail -n1 "$probe")"
+	fi
+	if [ -w /dev/kvm ] && [ "$(tail -n1 "$probe" 2>/dev/null)" = kvm ]; then
+		echo "-accel kvm -cpu host"
+	else
+		echo "-accel tcg,thread=${TCG_THREAD:-single} -cpu max"
+	fi
+}
+
+acc=$(accel_opts)
+mem=${MEM:-2048}
+cmdline="console=ttyS0 panic=-1 vdssmp=$SMP $extra"
+rm -f "$RUNDIR/$name.console" "$RUNDIR/$name.results"
+say "boot: $name: -smp $SMP ${acc%% -cpu*}, cmdline '$extra'"
+# shellcheck disable=SC2086
+timeout --foreground -k 5 "$tmo" qemu-system-x86_64 $acc -smp "$SMP" -m "$mem" \
+	-kernel "$img" -initrd "$initrd" -append "$cmdline" \
+	-display none -monitor none -no-reboot \
+	-serial file:"$RUNDIR/$name.console" -serial file:"$RUNDIR/$name.results" \
+	-virtfs local,path="$RUNDIR/$name.share",mount_tag=vdsshare,security_model=none,id=vdsshare \
+	>"$RUNDIR/$name.qemu" 2>&1
+rc=$?
+[ $rc = 124 ] && say "boot: $name: timed out after ${tmo}s"
+exit $rc

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# make check / make: build, boot and read back.
+#   check.sh check   run the in-guest test suite; ends with "N passed, N failed"
+#   check.sh show    boot once and show the running kernel and its scheduler
+. "$(dirname "$0")/lib.sh"
+check_knobs
+mode=${1:-check}
+
+img=$(bash "$REPO/scripts/build.sh") || exit 1
+initrd=$(bash "$REPO/scripts/initramfs.sh") || exit 1
+stamp=$(date +%Y%m%d-%H%M%S)
+export RUNDIR=$WORK/runs/$stamp
+mkdir -p "$RUNDIR"
+ln -sfn "$stamp" "$WORK/runs/latest"
+has_vds=0
+grep -q '^CONFIG_SCHED_VDS=y' "$(build_dir)/.config" && has_vds=1
+
+if [ "$mode" = show ]; then
+	bash "$REPO/scripts/boot.sh" show "$img" "$initrd" "vdsrun=show" 120
+	grep -v '^@@VDS-DONE' "$RUNDIR/show.results" 2>/dev/null | sed 's/^@@VDS-BOOT /booted: /'
+	grep -q '^@@VDS-DONE' "$RUNDIR/show.results" 2>/dev/null ||
+		die "the guest did not finish booting (log: $RUNDIR/show.console)"
+	out=$(python3 "$REPO/scripts/verdict.py" show "$RUNDIR/show.results" "$RUNDIR/show.console" "")
+	echo "$out" | grep 'guest log'
+	[ "$(echo "$out" | tail -n1 | cut -d' ' -f2)" = 0 ] || exit 1
+	exit 0
+fi
+
+# Tests expected on a boot: those of tests/list for "any" and, on VDS, "vds".
+expected() {
+	awk -v m="$1" -v only="${ONLY:-}" '
+		/^[[:space:]]*(#|$)/ { next }
+		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { printf "%s%s", s, $1; s = "," }
+	' "$REPO/tests/list"
+}
+budget() {
+	awk '/^[[:space:]]*(#|$)/ { next } { t += $2 } END { print t + 120 }' "$REPO/tests/list"
+}
+
+boots=()
+if [ "$has_vds" = 1 ]; then
+	boots+=("vds-smp$SMP||vds")
+	boots+=("eevdf-smp$SMP|vds=off|any")
+else
+	boots+=("eevdf-smp$SMP||any")
+fi
+[ -n "${EXTRA_BOOTS:-}" ] && boots+=($EXTRA_BOOTS)
+
+total_p=0 total_f=0
+for b in "${boots[@]}"; do
+	IFS='|' read -r name cmd m <<<"$b"
+	only=""
+	[ -n "${ONLY:-}" ] && only="vdsonly=$ONLY"
+	bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "vdsrun=check $only $cmd" "$(budget)"
+	echo "== $name"
+	out=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
+		"$RUNDIR/$name.console" "$(expected "$m")")
+	echo "$out" | sed '$d'
+	read -r p f <<<"$(echo "$out" | tail -n1)"
+	total_p=$((total_p + p))
+	total_f=$((total_f + f))
+done
+say "check: logs in $RUNDIR"
+echo "$total_p passed, $total_f failed"
+[ "$total_f" = 0 ]

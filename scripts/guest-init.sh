@@ -1,0 +1,79 @@
+#!/bin/busybox sh
+# /init of the VDS test guest: mount the usual filesystems, run what the
+# kernel command line asks for (vdsrun=show|check|probe|bench), report on
+# the second serial port (/dev/ttyS1), then power off.
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/tests
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sys /sys
+/bin/busybox mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /dev/shm /dev/pts /tmp /results
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vdsshare /results 2>/dev/null
+hostname vds-guest
+
+arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
+run=$(arg vdsrun)
+out=/dev/ttyS1
+
+sched="EEVDF (mainline)"
+if [ -r /sys/kernel/debug/sched/vds/active ]; then
+	if [ "$(cat /sys/kernel/debug/sched/vds/active)" = 1 ]; then
+		sched="VDS (rr_interval $(cat /proc/sys/kernel/rr_interval) ms)"
+	else
+		sched="EEVDF (VDS built in, disabled by vds=off)"
+	fi
+fi
+echo "@@VDS-BOOT $(uname -r) | $sched | $(nproc) CPUs" >$out
+
+case "$run" in
+probe)
+	echo "@@VDS-DONE" >$out
+	;;
+show)
+	{
+		echo "uname -r: $(uname -r)"
+		echo "scheduler: $sched"
+		dmesg | grep -iE 'vds|sched' | head -n 5
+		echo "online CPUs: $(cat /sys/devices/system/cpu/online)"
+		echo "load: $(cat /proc/loadavg)"
+		echo "@@VDS-DONE"
+	} >$out 2>&1
+	;;
+check | bench)
+	list=/tests/list
+	[ "$run" = bench ] && list=/bench/list
+	only=$(arg vdsonly)
+	mode=any
+	case "$sched" in VDS*) mode=vds ;; esac
+	while read -r name tmo when _; do
+		case "$name" in '' | '#'*) continue ;; esac
+		[ "$when" = any ] || [ "$when" = "$mode" ] || continue
+		if [ -n "$only" ]; then
+			echo ",$only," | grep -q ",$name," || continue
+		fi
+		echo "@@VDS-TEST-BEGIN $name" >$out
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		(cd /tmp && timeout -s KILL "$tmo" "/tests/$name") >$out 2>&1
+		rc=$?
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		echo "@@VDS-TEST-END $name rc=$rc secs=$(echo "$t0 $t1" | awk '{printf "%.1f", $2-$1}')" >$out
+		# Anything the test left behind must not leak into the next one.
+		kill -9 -1 2>/dev/null
+		for c in /sys/devices/system/cpu/cpu*/online; do
+			[ "$(cat "$c")" = 1 ] || echo 1 >"$c"
+		done
+	done <"$list"
+	echo "@@VDS-DONE" >$out
+	;;
+*)
+	echo "@@VDS-DONE (nothing to run: vdsrun='$run')" >$out
+	;;
+esac
+sync
+reboot -f
+sleep 5
+poweroff -f

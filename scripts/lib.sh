@@ -1,0 +1,88 @@
+# shellcheck shell=bash
+# Common settings and helpers for the VDS scripts. Sourced, never run.
+
+set -o pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=${WORK:-$REPO/work}
+KVER_PIN=${KVER_PIN:-6.12.117-1~deb12u1}
+SMP=${SMP:-4}
+DEBUG=${DEBUG:-0}
+KASAN=${KASAN:-0}
+export QUILT_PATCHES=$REPO/patches
+export QUILT_SERIES=$REPO/series
+export QUILT_PC=.pc
+
+_t0=${_VDS_T0:-$(date +%s)}
+export _VDS_T0=$_t0
+
+# A progress line: "[vds  1m05s] stage: message"
+say() {
+	local now el
+	now=$(date +%s)
+	el=$((now - _t0))
+	printf '[vds %2dm%02ds] %s\n' $((el / 60)) $((el % 60)) "$*" >&2
+}
+
+die() {
+	echo "vds: error: $*" >&2
+	exit 1
+}
+
+# Validate the user-facing knobs once, with one clear line each.
+check_knobs() {
+	case "$SMP" in
+	'' | *[!0-9]*) die "SMP='$SMP' is not a number (use 1..64)" ;;
+	esac
+	[ "$SMP" -ge 1 ] && [ "$SMP" -le 64 ] || die "SMP=$SMP is out of range (use 1..64)"
+	case "$DEBUG" in 0 | 1) ;; *) die "DEBUG='$DEBUG' must be 0 or 1" ;; esac
+	case "$KASAN" in 0 | 1) ;; *) die "KASAN='$KASAN' must be 0 or 1" ;; esac
+	return 0
+}
+
+# The kernel tree: the user's own (KSRC=) or Debian's, extracted under $WORK.
+ksrc_dir() {
+	if [ -n "${KSRC:-}" ]; then
+		echo "$KSRC"
+	else
+		echo "$WORK/src/linux"
+	fi
+}
+
+# The flavour of the build: qemu, debug or kasan.
+flavour() {
+	if [ "$KASAN" = 1 ]; then
+		echo kasan
+	elif [ "$DEBUG" = 1 ]; then
+		echo debug
+	else
+		echo qemu
+	fi
+}
+
+build_dir() {
+	local tag=""
+	# A user's tree gets its own build folders, so the two never mix.
+	[ -n "${KSRC:-}" ] && tag=-$(echo "$KSRC" | md5sum | cut -c1-8)
+	echo "$WORK/build/$(flavour)$tag"
+}
+
+# A hash of everything that defines the patched tree: series and patches.
+series_stamp() {
+	{
+		echo "series:"
+		cat "$REPO/series" 2>/dev/null
+		while read -r p _; do
+			case "$p" in '' | '#'*) continue ;; esac
+			md5sum <"$REPO/patches/$p" 2>/dev/null || echo "missing $p"
+		done <"$REPO/series"
+	} | md5sum | cut -d' ' -f1
+}
+
+# Is this path a Linux 6.12 source tree?
+is_612_tree() {
+	local d=$1
+	[ -f "$d/Makefile" ] && [ -f "$d/kernel/sched/core.c" ] &&
+		[ -f "$d/scripts/kconfig/merge_config.sh" ] || return 1
+	grep -q '^VERSION = 6$' "$d/Makefile" && grep -q '^PATCHLEVEL = 12$' "$d/Makefile"
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Prepare the kernel tree: extract Debian's 6.12 source (or use KSRC=) and
+# apply ./series with quilt. A tree prepared for another series is brought up
+# to date with quilt (pop, push), never silently reused.
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$REPO/series" ] || die "no series file at $REPO/series"
+while read -r p _; do
+	case "$p" in '' | '#'*) continue ;; esac
+	[ -f "$REPO/patches/$p" ] || die "series names patches/$p, which does not exist"
+done <"$REPO/series"
+
+src=$(ksrc_dir)
+if [ -n "${KSRC:-}" ]; then
+	[ -d "$KSRC" ] || die "KSRC=$KSRC does not exist"
+	is_612_tree "$KSRC" || die "KSRC=$KSRC is not a Linux 6.12 source tree (need Makefile with VERSION = 6, PATCHLEVEL = 12 and kernel/sched/core.c)"
+elif [ ! -f "$src/.vds-extracted" ]; then
+	tarball=/usr/src/linux-source-6.12.tar.xz
+	[ -f "$tarball" ] || die "$tarball is missing; run 'make deps'"
+	say "tree: extracting $tarball"
+	rm -rf "$src" "$WORK/src/linux-source-6.12"
+	mkdir -p "$WORK/src"
+	tar -C "$WORK/src" -xf "$tarball" || die "could not extract $tarball"
+	mv "$WORK/src/linux-source-6.12" "$src"
+	is_612_tree "$src" || die "$tarball did not give a 6.12 tree"
+	dpkg-query -W -f='${Version}\n' linux-source-6.12 >"$src/.vds-extracted"
+fi
+
+want=$(series_stamp)
+have=$(cat "$src/.vds-series" 2>/dev/null || true)
+if [ "$want" = "$have" ] && [ "${FORCE_TREE:-0}" != 1 ]; then
+	exit 0
+fi
+
+cd "$src" || die "cannot enter $src"
+if [ -d .pc ] && [ -n "$(quilt applied 2>/dev/null)" ]; then
+	# An older series is applied. Take it off from the saved backups;
+	# quilt refuses if the tree has edits that were never refreshed.
+	say "tree: series changed, removing the previously applied patches"
+	if ! out=$(quilt pop -a -q 2>&1); then
+		echo "$out" >&2
+		die "the tree at $src has changes that are not in patches/ ('quilt refresh' them, or 'make tree-reset' to discard)"
+	fi
+elif [ -n "${KSRC:-}" ] && [ ! -d .pc ] && grep -rqs 'CONFIG_SCHED_VDS' kernel/sched/Makefile init/Kconfig; then
+	die "KSRC=$KSRC already carries VDS changes that quilt does not know about; use a clean 6.12 tree"
+fi
+rm -f .vds-series
+
+n=$(grep -cvE '^[[:space:]]*(#|$)' "$REPO/series" || true)
+say "tree: applying $n patches from series to $src"
+while read -r p _; do
+	case "$p" in '' | '#'*) continue ;; esac
+	if ! out=$(quilt push -q "$p" 2>&1); then
+		echo "$out" | tail -n 20 >&2
+		quilt pop -a -q >/dev/null 2>&1 || true
+		die "patch $p does not apply to $src (quilt says above); the tree was left unpatched"
+	fi
+done <"$REPO/series"
+echo "$want" >.vds-series
+say "tree: ready ($(quilt applied 2>/dev/null | wc -l) patches applied)"

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Read back one guest boot: the TAP results /init wrote to the second serial
+port, and the kernel log of the first. Prints a line per test and, last,
+"passed failed" for the caller to add up.
+
+    verdict.py NAME RESULTS CONSOLE EXPECTED_TESTS(comma separated, may be empty)
+
+A test that never reported, exited non-zero, or reported fewer points than
+it planned counts as failed. Any kernel warning, BUG, Oops, lockdep, KASAN or
+UBSAN report, RCU stall, lockup or hung task in the console log fails the
+"guest log clean" point, quoting the line.
+"""
+import re
+import sys
+
+BAD = re.compile(
+    r"WARNING:|BUG:|BUG |Oops|Kernel panic|kernel BUG at|general protection fault|"
+    r"UBSAN:|KASAN:|detected stall|self-detected stall|rcu_.*stall|soft lockup|"
+    r"hard LOCKUP|blocked for more than|scheduling while atomic|"
+    r"Unable to handle|list_add corruption|list_del corruption|"
+    r"INFO: possible|INFO: trying to register|invalid opcode|"
+    r"segfault at|Call Trace:"
+)
+# Boot messages that contain a trigger word but are not problems, each with
+# its reason. Keep this list short.
+ALLOW = [
+    # CPU-vulnerability notices printed for QEMU's emulated CPU model.
+    re.compile(r"(RETBleed|Spectre|MDS|MMIO Stale|TAA|SRBDS|GDS|RFDS|ITS|BHI|VMSCAPE).*WARNING"),
+]
+
+
+def main():
+    name, results, console, expected = sys.argv[1:5]
+    expected = [t for t in expected.split(",") if t]
+    passed = failed = 0
+    try:
+        lines = open(results, errors="replace").read().splitlines()
+    except OSError:
+        lines = []
+    boot = [l for l in lines if l.startswith("@@VDS-BOOT")]
+    if boot:
+        print(f"  {name}: {boot[0][11:]}")
+    tests = {}
+    order = []
+    cur = None
+    done = False
+    for l in lines:
+        if l.startswith("@@VDS-TEST-BEGIN "):
+            cur = l.split()[1]
+            order.append(cur)
+            tests[cur] = {"pass": 0, "fail": 0, "skip": 0, "plan": None,
+                          "rc": None, "secs": "?", "bad": [], "diag": []}
+        elif l.startswith("@@VDS-TEST-END "):
+            f = l.split()
+            t = tests.get(f[1])
+            if t is not None:
+                for kv in f[2:]:
+                    k, _, v = kv.partition("=")
+                    t[k] = v
+            cur = None
+        elif l.startswith("@@VDS-DONE"):
+            done = True
+        elif cur:
+            t = tests[cur]
+            m = re.match(r"^1\.\.(\d+)", l)
+            if m:
+                t["plan"] = int(m.group(1))
+            elif re.match(r"^ok \d+", l):
+                if "# SKIP" in l:
+                    t["skip"] += 1
+                else:
+                    t["pass"] += 1
+            elif re.match(r"^not ok \d+", l):
+                t["fail"] += 1
+                t["bad"].append(l)
+            elif l.startswith("#"):
+                t["diag"].append(l)
+    for name_t in expected:
+        if name_t not in tests:
+            order.append(name_t)
+            tests[name_t] = None
+    for tn in order:
+        t = tests[tn]
+        if t is None:
+            failed += 1
+            print(f"  FAIL {tn}: never ran (guest stopped before it)")
+            continue
+        problems = list(t["bad"])
+        if t["rc"] is None:
+            problems.append("did not finish (guest hung or timed out)")
+        elif t["rc"] != "0" and not t["fail"]:
+            problems.append(f"exited with status {t['rc']}" +
+                            (" (killed by the test timeout)" if t["rc"] == "137" else ""))
+        n = t["pass"] + t["fail"] + t["skip"]
+        if t["plan"] is not None and n < t["plan"] and t["rc"] is not None:
+            problems.append(f"planned {t['plan']} checks, reported {n}")
+        if t["plan"] is None and n == 0:
+            problems.append("reported no TAP results")
+        extra = len(problems) - len(t["bad"])
+        passed += t["pass"]
+        failed += t["fail"] + (1 if extra > 0 else 0)
+        status = "FAIL" if problems else "ok  "
+        skip = f", {t['skip']} skipped" if t["skip"] else ""
+        print(f"  {status} {tn}: {t['pass']} passed, {t['fail']} failed{skip} ({t['secs']} s)")
+        for p in problems:
+            print(f"       {p}")
+        if problems:
+            for d in t["diag"][-6:]:
+                print(f"       {d}")
+    if not done:
+        failed += 1
+        print(f"  FAIL {name}: the guest did not finish the run (no @@VDS-DONE)")
+    # The guest log verdict.
+    try:
+        con = open(console, errors="replace").read().splitlines()
+    except OSError:
+        con = []
+    hits = [l for l in con if BAD.search(l) and not any(a.search(l) for a in ALLOW)]
+    if not con:
+        failed += 1
+        print(f"  FAIL guest log of {name}: empty (the kernel did not boot?)")
+    elif hits:
+        failed += 1
+        print(f"  FAIL guest log of {name}: {len(hits)} bad line(s), first:")
+        for h in hits[:5]:
+            print(f"       {h.strip()}")
+    else:
+        passed += 1
+        print(f"  ok   guest log of {name} is clean ({len(con)} lines)")
+    print(f"{passed} {failed}")
+
+
+if __name__ == "__main__":
+    main()

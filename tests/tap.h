@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by the VDS in-guest tests: TAP output, CPU hogs,
+ * schedstat readers and sysfs writes. Header-only, every test is one file.
+ */
+#ifndef VDS_TAP_H
+#define VDS_TAP_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int tap_n, tap_failed;
+
+static void tap_plan(int n)
+{
+	printf("1..%d\n", n);
+	fflush(stdout);
+}
+
+static int tap_ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+static void tap_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_n++;
+	printf("ok %d # SKIP ", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int tap_done(void)
+{
+	return tap_failed ? 1 : 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int ncpus_online(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static int ncpus_conf(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_CONF);
+}
+
+static int pin_to(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* Fields of /proc/<pid>/schedstat: run time, wait time (ns), timeslices. */
+struct schedstat {
+	uint64_t run_ns, wait_ns, slices;
+};
+
+static int read_schedstat(pid_t pid, struct schedstat *st)
+{
+	char path[64];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu %llu %llu", (unsigned long long *)&st->run_ns,
+		   (unsigned long long *)&st->wait_ns,
+		   (unsigned long long *)&st->slices);
+	fclose(f);
+	return n == 3 ? 0 : -1;
+}
+
+static uint64_t schedstat_run(pid_t pid)
+{
+	struct schedstat st;
+
+	return read_schedstat(pid, &st) ? 0 : st.run_ns;
+}
+
+/* Write a string to a sysfs or procfs file. Returns 0 or -errno. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = write(fd, val, strlen(val));
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return (int)r;
+	}
+	close(fd);
+	return 0;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, len - 1);
+	close(fd);
+	if (r < 0)
+		return -errno;
+	buf[r] = 0;
+	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
+		buf[--r] = 0;
+	return 0;
+}
+
+static long read_long(const char *path, long def)
+{
+	char buf[64];
+
+	if (read_file(path, buf, sizeof(buf)))
+		return def;
+	return strtol(buf, NULL, 10);
+}
+
+static int set_cpu_online(int cpu, int on)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_file(path, on ? "1" : "0");
+}
+
+/* Is the running kernel using VDS for normal tasks? */
+static int vds_active(void)
+{
+	char buf[32];
+
+	if (read_file("/sys/kernel/debug/sched/vds/active", buf, sizeof(buf)))
+		return 0;
+	return buf[0] == '1';
+}
+
+/* A forked child that burns CPU forever at the given nice, pinned if cpu >= 0. */
+static pid_t spawn_hog(int cpu, int nice_val)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		volatile uint64_t x = 0;
+
+		if (cpu >= 0)
+			pin_to(0, cpu);
+		setpriority(PRIO_PROCESS, 0, nice_val);
+		for (;;)
+			x++;
+	}
+	return pid;
+}
+
+static void kill_wait(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* A value of the kernel command line, such as vdssmp=4. */
+static long cmdline_long(const char *key, long def)
+{
+	char buf[4096], *p;
+	size_t kl = strlen(key);
+
+	if (read_file("/proc/cmdline", buf, sizeof(buf)))
+		return def;
+	for (p = strtok(buf, " "); p; p = strtok(NULL, " "))
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return strtol(p + kl + 1, NULL, 10);
+	return def;
+}
+
+static void *shared_mem(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#endif
