@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_BATCH never preempts on wakeup. On one CPU with a NORMAL hog, a
+ * NORMAL sleeper (sleeps 10 ms, runs a little) keeps its early deadline and
+ * preempts the hog as soon as it wakes; a BATCH sleeper doing the same
+ * waits until the hog's slice ends. Its mean wakeup latency must be much
+ * larger (3x) than the NORMAL sleeper's, and a sizeable part of a slice.
+ */
+#include "tap.h"
+
+static double sleeper(int policy, int cpu, int n)
+{
+	struct sched_param sp = { 0 };
+	uint64_t sum = 0;
+	int i;
+
+	pin_to(0, cpu);
+	sched_setscheduler(0, policy, &sp);
+	for (i = 0; i < n; i++) {
+		uint64_t t0 = now_ns() + 10000000ull, end;
+		struct timespec ts = { t0 / 1000000000ull, t0 % 1000000000ull };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		sum += now_ns() - t0;
+		end = thread_cpu_ns() + 100000;
+		while (thread_cpu_ns() < end)
+			;
+	}
+	sp.sched_priority = 0;
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	return (double)sum / n;
+}
+
+int main(void)
+{
+	int cpu = ncpus_online() - 1;
+	pid_t hog = spawn_hog(cpu, 0);
+	double normal, batch;
+	long rr = read_long("/proc/sys/kernel/rr_interval", 6);
+
+	tap_plan(2);
+	sleep_ms(200);
+	normal = sleeper(SCHED_OTHER, cpu, 150);
+	batch = sleeper(SCHED_BATCH, cpu, 150);
+	kill_wait(hog);
+	diag("mean wakeup latency next to a NORMAL hog: NORMAL %.3f ms, BATCH %.3f ms (rr_interval %ld ms)",
+	     normal / 1e6, batch / 1e6, rr);
+	tap_ok(batch > 3 * normal, "a waking BATCH task does not preempt (%.3f ms > 3 x %.3f ms)",
+	       batch / 1e6, normal / 1e6);
+	tap_ok(batch > rr * 1e6 / 8, "BATCH waits for a good part of the running slice (%.3f ms > rr/8)",
+	       batch / 1e6);
+	return tap_done();
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * N equal CPU hogs on M CPUs, N = M, 2M and 3M+1, for 10 s each: with one
+ * global runqueue every hog gets M/N of a CPU, within +-10% of the mean
+ * (run times from /proc/<pid>/schedstat). Per-CPU runqueues with a load
+ * balancer cannot split 3M+1 tasks evenly; VDS must.
+ */
+#include "tap.h"
+
+int main(void)
+{
+	int m = ncpus_online(), round, secs = (int)cmdline_long("vdsfairsecs", 10);
+	int counts[3] = { m, 2 * m, 3 * m + 1 };
+
+	tap_plan(3);
+	for (round = 0; round < 3; round++) {
+		int n = counts[round], i, worst = 0;
+		pid_t pids[128];
+		uint64_t r0[128], r[128], sum = 0;
+		double mean, dev = 0;
+
+		for (i = 0; i < n; i++)
+			pids[i] = spawn_hog(-1, 0);
+		sleep_ms(500);
+		for (i = 0; i < n; i++)
+			r0[i] = schedstat_run(pids[i]);
+		sleep_ms(secs * 1000);
+		for (i = 0; i < n; i++) {
+			r[i] = schedstat_run(pids[i]) - r0[i];
+			sum += r[i];
+		}
+		for (i = 0; i < n; i++)
+			kill_wait(pids[i]);
+		mean = (double)sum / n;
+		for (i = 0; i < n; i++) {
+			double d = (r[i] - mean) / mean;
+
+			if (d < 0)
+				d = -d;
+			if (d > dev) {
+				dev = d;
+				worst = i;
+			}
+		}
+		diag("%d hogs on %d CPUs: mean %.3f s, worst hog %d at %.3f s (%.1f%% off)",
+		     n, m, mean / 1e9, worst, r[worst] / 1e9, 100 * dev);
+		tap_ok(dev <= 0.10, "%d hogs on %d CPUs share fairly (worst %.1f%% off the mean)",
+		       n, m, 100 * dev);
+	}
+	return tap_done();
+}
