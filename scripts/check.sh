@@ -47,6 +47,14 @@ fi
 [ -n "${EXTRA_BOOTS:-}" ] && boots+=($EXTRA_BOOTS)
 
 total_p=0 total_f=0
+# Host-side tests of the harness itself (bad input, the log verdict).
+echo "== host (harness self-tests)"
+hout=$(bash "$REPO/tests/host/run.sh")
+echo "$hout" | sed '$d' | grep -v '^ok ' | sed 's/^/  FAIL /'
+read -r p f <<<"$(echo "$hout" | tail -n1)"
+echo "  $p passed, $f failed"
+total_p=$((total_p + p))
+total_f=$((total_f + f))
 for b in "${boots[@]}"; do
 	IFS='|' read -r name cmd m <<<"$b"
 	only=""

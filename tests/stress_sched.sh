@@ -2,7 +2,7 @@
 # A short run of stress-ng's scheduler stressors: all complete without error.
 T=${STRESS_SECS:-8}
 echo "1..1"
-out=$(stress-ng --temp-path /tmp --switch 2 --yield 2 --race-sched 2 --affinity 2 \
+out=$(stress-ng --temp-path /tmp --switch 2 --yield 2 --resched 2 --race-sched 2 --affinity 2 \
 	--fork 2 --pthread 1 --futex 2 --schedpolicy 2 --timeout ${T}s --metrics-brief 2>&1)
 rc=$?
 echo "$out" | grep -E 'stressor|successful|failed|passed' | sed 's/^/# /'

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Host-side tests of the harness: bad input is refused with one clear line
+# and a non-zero exit, and the guest-log verdict catches what it must.
+# Prints TAP; the last line is "passed failed" for check.sh to add up.
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 pass=0 fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+}
+# expect_fail "description" "regex the message must match" command...
+expect_fail() {
+	local desc=$1 re=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && echo "$out" | grep -qE "$re"; then
+		ok 0 "$desc"
+	else
+		ok 1 "$desc (rc=$rc, said: $(echo "$out" | tail -n1))"
+	fi
+}
+
+export WORK=$T/work
+expect_fail "SMP=0 is refused" "SMP=0 is out of range" env SMP=0 bash "$REPO/scripts/build.sh"
+expect_fail "SMP=abc is refused" "SMP='abc' is not a number" env SMP=abc bash "$REPO/scripts/build.sh"
+expect_fail "DEBUG=yes is refused" "DEBUG='yes' must be 0 or 1" env DEBUG=yes bash "$REPO/scripts/build.sh"
+expect_fail "a missing KSRC is refused" "KSRC=/nonexistent does not exist" \
+	env KSRC=/nonexistent bash "$REPO/scripts/tree.sh"
+mkdir -p "$T/notlinux/kernel"
+echo "VERSION = 5" >"$T/notlinux/Makefile"
+expect_fail "a KSRC that is not a 6.12 tree is refused" "is not a Linux 6.12 source tree" \
+	env KSRC="$T/notlinux" bash "$REPO/scripts/tree.sh"
+# A series entry with no file: run against a copy of the repository.
+mkdir -p "$T/repo"
+cp -r "$REPO/scripts" "$REPO/series" "$REPO/patches" "$T/repo/"
+echo "9999-missing.patch" >>"$T/repo/series"
+expect_fail "a series entry without a patch file is refused" "names patches/9999-missing.patch, which does not exist" \
+	bash "$T/repo/scripts/tree.sh"
+[ ! -e "$T/work/src" ]
+ok $? "refused runs leave nothing half-done behind"
+
+# The verdict: a clean log passes, each kind of kernel report fails.
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
+printf '[    0.1] Linux version 6.12\n[    0.2] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable\n' >"$T/con"
+r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t | tail -n1)
+[ "$r" = "2 0" ]
+ok $? "a clean run passes (got '$r')"
+for bad in "WARNING: CPU: 1 PID: 5 at kernel/sched/vds.c:10 foo+0x1/0x2" \
+	"BUG: kernel NULL pointer dereference, address: 0000000000000000" \
+	"Oops: general protection fault" "WARNING: possible circular locking dependency detected" \
+	"UBSAN: array-index-out-of-bounds in kernel/sched/vds.c:1:2" \
+	"rcu: INFO: rcu_preempt self-detected stall on CPU" \
+	"watchdog: BUG: soft lockup - CPU#0 stuck for 22s!" \
+	"INFO: task kworker:1 blocked for more than 30 seconds." \
+	"BUG: KASAN: slab-use-after-free in vds_queue+0x1/0x2" \
+	"Kernel panic - not syncing: hung"; do
+	printf '[    0.1] Linux\n[    1.0] %s\n' "$bad" >"$T/con"
+	r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t | tail -n1)
+	[ "$r" = "1 1" ]
+	ok $? "the verdict fails on: ${bad:0:50}"
+done
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..3\nok 1 - fine\n' >"$T/res"
+printf '[    0.1] Linux\n' >"$T/con"
+r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
+[ "$r" = "2 3" ]
+ok $? "a hung test, a test that never ran and a missing end marker all fail (got '$r')"
+echo "$pass $fail"
