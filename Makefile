@@ -32,6 +32,19 @@ build: deps
 	@bash $(S)/tree.sh
 	@bash $(S)/build.sh >/dev/null
 
+# Benchmarks: VDS against EEVDF on one image (ROUNDS=3 SMP=4 QUICK=1).
+bench: deps
+	@bash $(S)/tree.sh
+	@bash $(S)/bench.sh
+
+# Re-render the report of the last bench run (or BENCH=work/bench/<stamp>).
+bench-report:
+	@python3 $(S)/bench-report.py $${BENCH:-work/bench/latest}
+
+# Each patch: header, checkpatch, builds on its own.
+series-check: deps
+	@bash $(S)/series-check.sh
+
 # Host-side unit tests of the harness scripts (no kernel build, no boot).
 selftest:
 	@bash tests/host/run.sh
@@ -42,4 +55,4 @@ clean:
 distclean:
 	rm -rf work
 
-.PHONY: all check deps tree tree-reset build selftest clean distclean
+.PHONY: bench bench-report all check deps tree tree-reset build series-check selftest clean distclean

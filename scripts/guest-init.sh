@@ -44,8 +44,8 @@ show)
 	} >$out 2>&1
 	;;
 check | bench)
-	list=/tests/list
-	[ "$run" = bench ] && list=/bench/list
+	list=/tests/list dir=/tests
+	[ "$run" = bench ] && list=/bench/list dir=/bench
 	only=$(arg vdsonly)
 	mode=any
 	case "$sched" in VDS*) mode=vds ;; esac
@@ -57,7 +57,7 @@ check | bench)
 		fi
 		echo "@@VDS-TEST-BEGIN $name" >$out
 		t0=$(cut -d' ' -f1 /proc/uptime)
-		(cd /tmp && timeout -s KILL "$tmo" "/tests/$name") >$out 2>&1
+		(cd /tmp && timeout -s KILL "$tmo" "$dir/$name") >$out 2>&1
 		rc=$?
 		t1=$(cut -d' ' -f1 /proc/uptime)
 		echo "@@VDS-TEST-END $name rc=$rc secs=$(echo "$t0 $t1" | awk '{printf "%.1f", $2-$1}')" >$out

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Throughput of CPU hogs: M, then 2M hogs each counting loop iterations of a
+ * small fixed computation for a while; total iterations per second (in
+ * millions), and Jain's fairness index of the per-hog counts. Also the
+ * shares of a nice 0 and a nice 10 hog on one CPU.
+ * Prints one JSON line.  b_hogs [seconds]
+ */
+#include "tap.h"
+
+static double run(int n, int secs, double *jain)
+{
+	volatile uint64_t *cnt = shared_mem(sizeof(uint64_t) * 128);
+	volatile int *stop = shared_mem(sizeof(int));
+	pid_t pids[128];
+	uint64_t t0, sum = 0;
+	double sq = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			uint64_t x = 1, k = 0;
+
+			while (!*stop) {
+				for (int j = 0; j < 1000; j++)
+					x = x * 6364136223846793005ull + 1442695040888963407ull;
+				k++;
+				cnt[i] = k;
+			}
+			_exit((int)(x & 1));
+		}
+	}
+	t0 = now_ns();
+	sleep_ms(secs * 1000);
+	*stop = 1;
+	for (i = 0; i < n; i++)
+		waitpid(pids[i], NULL, 0);
+	for (i = 0; i < n; i++) {
+		sum += cnt[i];
+		sq += (double)cnt[i] * cnt[i];
+	}
+	*jain = sq > 0 ? (double)sum * sum / (n * sq) : 0;
+	return sum * 1000.0 / ((now_ns() - t0) / 1e9) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 10) / 2, m = ncpus_online(), cpu = m - 1;
+	double j1, j2, t1 = run(m, secs, &j1), t2 = run(2 * m + 1, secs, &j2);
+	pid_t a = spawn_hog(cpu, 0), b = spawn_hog(cpu, 10);
+	uint64_t ra, rb;
+
+	sleep_ms(300);
+	ra = schedstat_run(a);
+	rb = schedstat_run(b);
+	sleep_ms(secs * 1000);
+	ra = schedstat_run(a) - ra;
+	rb = schedstat_run(b) - rb;
+	kill_wait(a);
+	kill_wait(b);
+	printf("{\"bench\":\"hogs\",\"M_mops_per_s\":%.2f,\"M_jain\":%.4f,\"2M1_mops_per_s\":%.2f,"
+	       "\"2M1_jain\":%.4f,\"nice10_share_pct\":%.2f}\n",
+	       t1, j1, t2, j2, 100.0 * rb / (ra + rb));
+	return 0;
+}

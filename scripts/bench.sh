@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# make bench: one kernel image, booted alternately with vds=off (EEVDF) and
+# with VDS, ROUNDS rounds each, same vCPUs and command line otherwise. Each
+# boot runs bench/list; results go to work/bench/<stamp>/ as one JSON file
+# per boot, then bench-report.py renders the tables.
+#   ROUNDS=3 SMP=4 QUICK=1 (one round, short runs)
+. "$(dirname "$0")/lib.sh"
+check_knobs
+ROUNDS=${ROUNDS:-3}
+QUICK=${QUICK:-0}
+case "$ROUNDS" in '' | *[!0-9]* | 0) die "ROUNDS='$ROUNDS' must be a number >= 1" ;; esac
+secs=10
+if [ "$QUICK" = 1 ]; then
+	ROUNDS=1
+	secs=3
+fi
+# Multi-threaded TCG gives the guest real parallelism; a boot that hits
+# QEMU's code-patching race (an oops) is retried once. TCG_THREAD=single
+# for the regression-test mode.
+export TCG_THREAD=${TCG_THREAD:-multi}
+
+img=$(bash "$REPO/scripts/build.sh") || exit 1
+initrd=$(bash "$REPO/scripts/initramfs.sh") || exit 1
+grep -q '^CONFIG_SCHED_VDS=y' "$(build_dir)/.config" || die "the kernel has no VDS; nothing to compare"
+stamp=$(date +%Y%m%d-%H%M%S)
+out=$WORK/bench/$stamp
+export RUNDIR=$out/boots
+mkdir -p "$RUNDIR"
+ln -sfn "$stamp" "$WORK/bench/latest"
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB"
+	echo "kernel: $(uname -r) host, guest $(make -s -C "$(ksrc_dir)" O="$(build_dir)" kernelrelease 2>/dev/null)"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n1), -smp $SMP, tcg thread=$TCG_THREAD"
+	echo "rounds: $ROUNDS, seconds per workload: $secs"
+	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK"
+} >"$out/host.txt"
+
+per_boot=$((secs * 6 + 60))
+total=$((ROUNDS * 2))
+done_boots=0
+t_start=$(date +%s)
+for r in $(seq 1 "$ROUNDS"); do
+	for s in eevdf vds; do
+		cmd="vdsrun=bench vdsbenchsecs=$secs"
+		[ $s = eevdf ] && cmd="$cmd vds=off"
+		name=round$r-$s
+		load0=$(cut -d' ' -f1 /proc/loadavg)
+		el=$(($(date +%s) - t_start))
+		eta=$(( done_boots > 0 ? el * (total - done_boots) / done_boots : per_boot * total ))
+		say "bench: boot $((done_boots + 1))/$total ($name), about $((eta / 60))m$((eta % 60))s left"
+		for try in 1 2; do
+			bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "$cmd" $((per_boot * 3))
+			if grep -qE 'Oops|BUG:|Kernel panic' "$RUNDIR/$name.console"; then
+				say "bench: $name: the guest oopsed (see $RUNDIR/$name.console); retrying"
+				continue
+			fi
+			break
+		done
+		load1=$(cut -d' ' -f1 /proc/loadavg)
+		python3 - "$RUNDIR/$name.results" "$out/$name.json" "$s" "$r" "$load0" "$load1" <<'PY'
+import json, sys
+res, dst, sched, rnd, l0, l1 = sys.argv[1:]
+data = {"scheduler": sched, "round": int(rnd), "host_load_before": float(l0),
+        "host_load_after": float(l1), "results": {}}
+for line in open(res, errors="replace"):
+    line = line.strip()
+    if line.startswith("{"):
+        try:
+            d = json.loads(line)
+            data["results"][d.pop("bench")] = d
+        except ValueError:
+            pass
+json.dump(data, open(dst, "w"), indent=1)
+PY
+		for w in $(grep -vE '^[[:space:]]*(#|$)' "$REPO/bench/list" | awk '{print $1}'); do
+			grep -q "@@VDS-TEST-END $w rc=0" "$RUNDIR/$name.results" ||
+				say "bench: $name: $w did not finish"
+		done
+		done_boots=$((done_boots + 1))
+	done
+done
+python3 "$REPO/scripts/bench-report.py" "$out" || exit 1
+say "bench: report in $out/report.md"
