@@ -51,14 +51,7 @@ int main(int argc, char **argv)
 	pid_t a = spawn_hog(cpu, 0), b = spawn_hog(cpu, 10);
 	uint64_t ra, rb;
 
-	sleep_ms(300);
-	ra = schedstat_run(a);
-	rb = schedstat_run(b);
-	sleep_ms(secs * 1000);
-	ra = schedstat_run(a) - ra;
-	rb = schedstat_run(b) - rb;
-	kill_wait(a);
-	kill_wait(b);
+	run_pair(a, b, 300, secs * 1000, &ra, &rb);
 	printf("{\"bench\":\"hogs\",\"M_mops_per_s\":%.2f,\"M_jain\":%.4f,\"2M1_mops_per_s\":%.2f,"
 	       "\"2M1_jain\":%.4f,\"nice10_share_pct\":%.2f}\n",
 	       t1, j1, t2, j2, 100.0 * rb / (ra + rb));

@@ -17,12 +17,16 @@ static double pingpong(int cpu_a, int cpu_b, int secs)
 		return 0;
 	pid = fork();
 	if (pid == 0) {
+		close(ab[1]);
+		close(ba[0]);
 		pin_to(0, cpu_b);
 		while (read(ab[0], &c, 1) == 1)
 			if (write(ba[1], &c, 1) != 1)
 				break;
 		_exit(0);
 	}
+	close(ab[0]);
+	close(ba[1]);
 	pin_to(0, cpu_a);
 	t0 = now_ns();
 	end = t0 + secs * 1000000000ull;
@@ -35,9 +39,7 @@ static double pingpong(int cpu_a, int cpu_b, int secs)
 	}
 	close(ab[1]);
 	waitpid(pid, NULL, 0);
-	close(ab[0]);
 	close(ba[0]);
-	close(ba[1]);
 	return trips / ((now_ns() - t0) / 1e9);
 }
 

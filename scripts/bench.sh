@@ -58,11 +58,12 @@ for r in $(seq 1 "$ROUNDS"); do
 			break
 		done
 		load1=$(cut -d' ' -f1 /proc/loadavg)
-		python3 - "$RUNDIR/$name.results" "$out/$name.json" "$s" "$r" "$load0" "$load1" <<'PY'
+		other=$(sed -n 's/.*other_cpus \([0-9.]*\).*/\1/p' "$RUNDIR/$name.hostcpu" 2>/dev/null)
+		python3 - "$RUNDIR/$name.results" "$out/$name.json" "$s" "$r" "$load0" "$load1" "${other:-0}" <<'PY'
 import json, sys
-res, dst, sched, rnd, l0, l1 = sys.argv[1:]
+res, dst, sched, rnd, l0, l1, other = sys.argv[1:]
 data = {"scheduler": sched, "round": int(rnd), "host_load_before": float(l0),
-        "host_load_after": float(l1), "results": {}}
+        "host_load_after": float(l1), "host_other_cpus": float(other), "results": {}}
 for line in open(res, errors="replace"):
     line = line.strip()
     if line.startswith("{"):

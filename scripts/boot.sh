@@ -49,6 +49,8 @@ acc=$(accel_opts)
 mem=${MEM:-2048}
 cmdline="console=ttyS0 panic=-1 vdssmp=$SMP $extra"
 rm -f "$RUNDIR/$name.console" "$RUNDIR/$name.results"
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+b0=$(busy) w0=$(date +%s%N)
 say "boot: $name: -smp $SMP ${acc%% -cpu*}, cmdline '$extra'"
 # shellcheck disable=SC2086
 timeout --foreground -k 5 "$tmo" qemu-system-x86_64 $acc -smp "$SMP" -m "$mem" \
@@ -58,5 +60,17 @@ timeout --foreground -k 5 "$tmo" qemu-system-x86_64 $acc -smp "$SMP" -m "$mem" \
 	-virtfs local,path="$RUNDIR/$name.share",mount_tag=vdsshare,security_model=none,id=vdsshare \
 	>"$RUNDIR/$name.qemu" 2>&1
 rc=$?
+# Host CPU used by anything but this QEMU during the boot, in CPUs: a busy
+# host makes benchmark rounds unreliable (bench-report flags them).
+b1=$(busy) w1=$(date +%s%N)
+python3 - "$b0" "$b1" "$w0" "$w1" "$(times | tail -n1)" "$(getconf CLK_TCK)" >"$RUNDIR/$name.hostcpu" <<'PY' || true
+import re, sys
+b0, b1, w0, w1, t, hz = sys.argv[1:]
+secs = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", t)]
+qemu = sum(secs)
+wall = (int(w1) - int(w0)) / 1e9
+busy = (int(b1) - int(b0)) / int(hz)
+print(f"wall {wall:.1f} qemu_cpu {qemu:.1f} host_busy {busy:.1f} other_cpus {max(0.0, busy - qemu) / wall if wall else 0:.2f}")
+PY
 [ $rc = 124 ] && say "boot: $name: timed out after ${tmo}s"
 exit $rc

@@ -37,14 +37,17 @@ budget() {
 	awk '/^[[:space:]]*(#|$)/ { next } { t += $2 } END { print t + 120 }' "$REPO/tests/list"
 }
 
+# Boots: name|vCPUs|extra command line|tests for (any or vds)|only these tests
 boots=()
 if [ "$has_vds" = 1 ]; then
-	boots+=("vds-smp$SMP||vds")
-	boots+=("eevdf-smp$SMP|vds=off|any")
+	boots+=("vds-smp$SMP|$SMP||vds|${ONLY:-}")
+	boots+=("eevdf-smp$SMP|$SMP|vds=off|any|${ONLY:-}")
+	# Hotplug at 8 vCPUs: the storm needs them.
+	[ -z "${ONLY:-}" ] && [ "${NO_SMP8:-0}" != 1 ] &&
+		boots+=("vds-smp8|8||vds|cpus_online,hotplug_pinned,hotplug_affinity,hotplug_storm,affinity")
 else
-	boots+=("eevdf-smp$SMP||any")
+	boots+=("eevdf-smp$SMP|$SMP||any|${ONLY:-}")
 fi
-[ -n "${EXTRA_BOOTS:-}" ] && boots+=($EXTRA_BOOTS)
 
 total_p=0 total_f=0
 # Host-side tests of the harness itself (bad input, the log verdict).
@@ -56,13 +59,13 @@ echo "  $p passed, $f failed"
 total_p=$((total_p + p))
 total_f=$((total_f + f))
 for b in "${boots[@]}"; do
-	IFS='|' read -r name cmd m <<<"$b"
-	only=""
-	[ -n "${ONLY:-}" ] && only="vdsonly=$ONLY"
-	bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "vdsrun=check $only $cmd" "$(budget)"
+	IFS='|' read -r name smp cmd m only <<<"$b"
+	vo=""
+	[ -n "$only" ] && vo="vdsonly=$only"
+	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "vdsrun=check $vo $cmd" "$(budget)"
 	echo "== $name"
 	out=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
-		"$RUNDIR/$name.console" "$(expected "$m")")
+		"$RUNDIR/$name.console" "$(ONLY=$only expected "$m")")
 	echo "$out" | sed '$d'
 	read -r p f <<<"$(echo "$out" | tail -n1)"
 	total_p=$((total_p + p))

@@ -35,11 +35,18 @@ copy_with_libs() {
 	done
 }
 for t in /usr/bin/hackbench /usr/bin/cyclictest /usr/bin/stress-ng /usr/bin/schedtool \
-	/usr/bin/trinity; do
+	/usr/bin/trinity /bin/bash; do
 	copy_with_libs "$t"
 done
 
 cp "$bin"/* "$root/tests/"
+# The kernel's own selftests that run under the guest's shell (bash).
+ksrc=$(ksrc_dir)
+if [ -f "$ksrc/tools/testing/selftests/cpu-hotplug/cpu-on-off-test.sh" ]; then
+	mkdir -p "$root/kselftest/cpu-hotplug"
+	install -m 755 "$ksrc/tools/testing/selftests/cpu-hotplug/cpu-on-off-test.sh" \
+		"$root/kselftest/cpu-hotplug/"
+fi
 cp "$REPO/tests/list" "$root/tests/list"
 for s in "$REPO"/tests/*.sh; do
 	install -m 755 "$s" "$root/tests/"

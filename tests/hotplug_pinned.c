@@ -4,7 +4,7 @@
  * progress on another CPU, and after CPU 1 is back it runs on CPU 1 again.
  * Mainline widens the mask of such a task for good, so on EEVDF the test
  * pins it again (as a user would); with VDS the mask must come back by
- * itself (DESIGN.md, hotplug affinity) once that feature is in the kernel.
+ * itself (sched/vds/hotplug_restore reads 1).
  */
 #include "tap.h"
 
@@ -41,7 +41,7 @@ int main(void)
 {
 	struct shared *sh = shared_mem(sizeof(*sh));
 	uint64_t prog;
-	int on, restore = access("/sys/kernel/debug/sched/vds/hotplug_restore", F_OK) == 0;
+	int on, restore = read_long("/sys/kernel/debug/sched/vds/hotplug_restore", 0) == 1;
 	pid_t pid;
 	int r;
 

@@ -11,20 +11,13 @@ int main(void)
 {
 	int cpu = ncpus_online() - 1;
 	pid_t a, b;
-	uint64_t ra0, rb0, ra, rb;
+	uint64_t ra, rb;
 	double ratio;
 
 	tap_plan(3);
 	a = spawn_hog(cpu, 0);
 	b = spawn_hog(cpu, 10);
-	sleep_ms(300);
-	ra0 = schedstat_run(a);
-	rb0 = schedstat_run(b);
-	sleep_ms(3000);
-	ra = schedstat_run(a) - ra0;
-	rb = schedstat_run(b) - rb0;
-	kill_wait(a);
-	kill_wait(b);
+	run_pair(a, b, 300, 3000, &ra, &rb);
 	ratio = rb ? (double)ra / rb : 1e9;
 	diag("cpu %d: nice 0 ran %.3f s, nice 10 ran %.3f s, ratio %.2f",
 	     cpu, ra / 1e9, rb / 1e9, ratio);

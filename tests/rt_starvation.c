@@ -28,14 +28,7 @@ int main(void)
 			x++;
 	}
 	tap_ok(sched_setscheduler(rt, SCHED_FIFO, &sp) == 0, "RT hog is SCHED_FIFO");
-	sleep_ms(200);
-	rn = schedstat_run(normal);
-	rr = schedstat_run(rt);
-	sleep_ms(4000);
-	rn = schedstat_run(normal) - rn;
-	rr = schedstat_run(rt) - rr;
-	kill_wait(rt);
-	kill_wait(normal);
+	run_pair(normal, rt, 200, 4000, &rn, &rr);
 	share = (double)rn / (double)(rn + rr);
 	diag("normal hog got %.3f s, RT hog %.3f s (normal share %.1f%%)", rn / 1e9, rr / 1e9, 100 * share);
 	tap_ok(share > 0.01, "the normal task is not starved by the RT hog (%.1f%% > 1%%)", 100 * share);

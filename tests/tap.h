@@ -266,6 +266,52 @@ static long cmdline_long(const char *key, long def)
 	return def;
 }
 
+/*
+ * Run two tasks for ms milliseconds after a settle time, then kill them:
+ * how much CPU each got (ns, from schedstat).
+ */
+static void run_pair(pid_t a, pid_t b, unsigned int settle_ms, unsigned int ms,
+		     uint64_t *ra, uint64_t *rb)
+{
+	uint64_t a0, b0;
+
+	sleep_ms(settle_ms);
+	a0 = schedstat_run(a);
+	b0 = schedstat_run(b);
+	sleep_ms(ms);
+	*ra = schedstat_run(a) - a0;
+	*rb = schedstat_run(b) - b0;
+	kill_wait(a);
+	kill_wait(b);
+}
+
+/* A task's affinity as a bitmask of the first 64 CPUs. */
+static unsigned long affinity_bits(pid_t pid)
+{
+	cpu_set_t set;
+	unsigned long m = 0;
+	int c;
+
+	if (sched_getaffinity(pid, sizeof(set), &set))
+		return 0;
+	for (c = 0; c < 64; c++)
+		if (CPU_ISSET(c, &set))
+			m |= 1ul << c;
+	return m;
+}
+
+static int set_affinity_bits(pid_t pid, unsigned long m)
+{
+	cpu_set_t set;
+	int c;
+
+	CPU_ZERO(&set);
+	for (c = 0; c < 64; c++)
+		if (m & (1ul << c))
+			CPU_SET(c, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
 static void *shared_mem(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,

@@ -27,14 +27,7 @@ int main(void)
 		pid_t a = spawn_hog(cpu, 0), b = spawn_hog(cpu, n);
 		uint64_t ra, rb;
 
-		sleep_ms(300);
-		ra = schedstat_run(a);
-		rb = schedstat_run(b);
-		sleep_ms(n == 19 ? 6000 : 3000);
-		ra = schedstat_run(a) - ra;
-		rb = schedstat_run(b) - rb;
-		kill_wait(a);
-		kill_wait(b);
+		run_pair(a, b, 300, n == 19 ? 6000 : 3000, &ra, &rb);
 		got = (double)rb / (double)(ra + rb);
 		tap_ok(got > pred * 0.7 && got < pred * 1.3,
 		       "nice 0 vs nice %d: nice %d share predicted %.1f%%, measured %.1f%%",

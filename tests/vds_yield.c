@@ -26,14 +26,7 @@ static double share_b(int type, int nice_b, int cpu)
 		for (;;)
 			sched_yield();
 	}
-	sleep_ms(300);
-	ra = schedstat_run(a);
-	rb = schedstat_run(b);
-	sleep_ms(2000);
-	ra = schedstat_run(a) - ra;
-	rb = schedstat_run(b) - rb;
-	kill_wait(a);
-	kill_wait(b);
+	run_pair(a, b, 300, 2000, &ra, &rb);
 	return (double)rb / (double)(ra + rb);
 }
 
