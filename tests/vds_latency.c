@@ -11,9 +11,12 @@
  *
  * Right after it starts a fresh slice, even the light task's deadline is
  * no earlier than a hog's, so it may wait for up to one running slice:
- * its p99 latency must be lower with rr_interval=2 than with 20. The same
- * holds, more strongly, for a task that asks for more than its share
- * (4 ms every 5 ms).
+ * its p99 latency must be lower with rr_interval=2 than with 20. A task
+ * that asks for more than its share (4 ms every 5 ms) is measured and
+ * printed too, but not asserted: its wait depends on how its own refresh
+ * period (slice / 80%) beats against the hogs', not monotonically on
+ * rr_interval (seen: 6.2 ms at 2 against 5.7 ms at 20 in one run, 9.4
+ * against 21 in another).
  */
 #include "tap.h"
 
@@ -72,9 +75,8 @@ int main(void)
 	uint64_t l6, l2h, l20h, l2, l20, p50, floor;
 	cpu_set_t all;
 
-	tap_plan(3);
+	tap_plan(2);
 	if (m < 2) {
-		tap_skip("needs 2 CPUs");
 		tap_skip("needs 2 CPUs");
 		tap_skip("needs 2 CPUs");
 		return 0;
@@ -116,7 +118,5 @@ int main(void)
 	       nh, l6 / 1e6, floor / 1e6);
 	tap_ok(l2 < l20, "light periodic task: p99 with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
 	       l2 / 1e6, l20 / 1e6);
-	tap_ok(l2h < l20h, "heavy periodic task: p99 with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
-	       l2h / 1e6, l20h / 1e6);
 	return tap_done();
 }
