@@ -63,7 +63,9 @@ rc=$?
 # Host CPU used by anything but this QEMU during the boot, in CPUs: a busy
 # host makes benchmark rounds unreliable (bench-report flags them).
 b1=$(busy) w1=$(date +%s%N)
-python3 - "$b0" "$b1" "$w0" "$w1" "$(times | tail -n1)" "$(getconf CLK_TCK)" >"$RUNDIR/$name.hostcpu" <<'PY' || true
+# times must run in this shell (not in a $(...) subshell) to see QEMU.
+times >"$RUNDIR/$name.times"
+python3 - "$b0" "$b1" "$w0" "$w1" "$(tail -n1 "$RUNDIR/$name.times")" "$(getconf CLK_TCK)" >"$RUNDIR/$name.hostcpu" <<'PY' || true
 import re, sys
 b0, b1, w0, w1, t, hz = sys.argv[1:]
 secs = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", t)]

@@ -33,8 +33,13 @@ expected() {
 		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { printf "%s%s", s, $1; s = "," }
 	' "$REPO/tests/list"
 }
+# Hard timeout of a boot: the timeouts of the tests it runs, plus boot time.
 budget() {
-	awk '/^[[:space:]]*(#|$)/ { next } { t += $2 } END { print t + 120 }' "$REPO/tests/list"
+	awk -v m="$1" -v only="$2" '
+		/^[[:space:]]*(#|$)/ { next }
+		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { t += $2 }
+		END { print t + 120 }
+	' "$REPO/tests/list"
 }
 
 # Boots: name|vCPUs|extra command line|tests for (any or vds)|only these tests
@@ -62,7 +67,9 @@ for b in "${boots[@]}"; do
 	IFS='|' read -r name smp cmd m only <<<"$b"
 	vo=""
 	[ -n "$only" ] && vo="vdsonly=$only"
-	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "vdsrun=check $vo $cmd" "$(budget)"
+	# oops=panic: an Oops fails the run anyway; end the boot at once.
+	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
+		"vdsrun=check oops=panic $vo $cmd" "$(budget "$m" "$only")"
 	echo "== $name"
 	out=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
 		"$RUNDIR/$name.console" "$(ONLY=$only expected "$m")")
