@@ -94,7 +94,7 @@ def plot(d, vals):
                 for k, per in lat:
                     f.write(f"{k} {statistics.median(per.get('eevdf', [0]))} "
                             f"{statistics.median(per.get('vds', [0]))}\n")
-            script = (f"set terminal png size 800,480; set output '{d}/latency.png';"
+            script = (f"set terminal png noenhanced size 800,480; set output '{d}/latency.png';"
                       "set style data histograms; set style fill solid; set logscale y;"
                       "set ylabel 'wakeup latency (us, log)';"
                       "set title 'Periodic task among 2M hogs: latency percentiles (median of rounds)';"
@@ -109,7 +109,7 @@ def plot(d, vals):
                     per = vals[(b, k)]
                     me = statistics.median(per.get("eevdf", [1])) or 1
                     f.write(f"{k} 1 {statistics.median(per.get('vds', [0])) / me}\n")
-            script = (f"set terminal png size 800,480; set output '{d}/throughput.png';"
+            script = (f"set terminal png noenhanced size 800,480; set output '{d}/throughput.png';"
                       "set style data histograms; set style fill solid; set yrange [0:*];"
                       "set ylabel 'relative to EEVDF (higher is better)'; set xtics rotate by -30;"
                       "set title 'Throughput, VDS relative to EEVDF (median of rounds)';"
