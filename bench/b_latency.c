@@ -7,13 +7,6 @@
 #include "tap.h"
 #include <math.h>
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 10), m = ncpus_online(), i, n;

@@ -320,4 +320,48 @@ static void *shared_mem(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+#define PERIOD_NS 5000000ull
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A periodic task: wake every 5 ms (absolute timer), burn work_us of CPU,
+ * n times. Returns the p99 wakeup latency in ns (target to running), the
+ * median in *p50.
+ */
+static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
+{
+	static uint64_t lat[4096];
+	struct timespec ts;
+	uint64_t next;
+	int i;
+
+	if (n > 4096)
+		n = 4096;
+	next = now_ns() + PERIOD_NS;
+	for (i = 0; i < n; i++) {
+		uint64_t end;
+
+		ts.tv_sec = next / 1000000000ull;
+		ts.tv_nsec = next % 1000000000ull;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		lat[i] = now_ns() - next;
+		end = thread_cpu_ns() + work_us * 1000ull;
+		while (thread_cpu_ns() < end)
+			;
+		next += PERIOD_NS;
+		/* Overran: skip the missed periods, as a real-time loop would. */
+		while (next < now_ns())
+			next += PERIOD_NS;
+	}
+	qsort(lat, n, sizeof(lat[0]), cmp_u64);
+	*p50 = lat[n / 2];
+	return lat[n * 99 / 100];
+}
+
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kernel.rr_interval and kernel.yield_type: defaults, the accepted range,
+ * kernel.rr_interval, kernel.yield_type and kernel.iso_cpu: defaults, the accepted range,
  * EINVAL for everything else with the value left unchanged, and
  * sched_rr_get_interval() reporting rr_interval for a VDS task.
  */
@@ -62,12 +62,14 @@ int main(void)
 {
 	static const struct knob rr = { "/proc/sys/kernel/rr_interval", 6, 1, 1000 };
 	static const struct knob yt = { "/proc/sys/kernel/yield_type", 1, 0, 2 };
+	static const struct knob iso = { "/proc/sys/kernel/iso_cpu", 70, 0, 100 };
 	struct timespec ts;
 	int i;
 
-	tap_plan(27);
+	tap_plan(39);
 	check_knob(&rr);
 	check_knob(&yt);
+	check_knob(&iso);
 	for (i = 0; i < 2; i++) {
 		int want = i ? 20 : 6;
 		char v[8];

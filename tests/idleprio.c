@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_IDLEPRIO (SCHED_IDLE under VDS). With M NORMAL hogs busy, an
+ * IDLEPRIO hog gets less than 1% of the CPU; once they stop it gets a full
+ * CPU within a second. And it cannot hold others up: a NORMAL task waiting
+ * on a pipe or a futex held by a starving IDLEPRIO task proceeds within a
+ * bound (IDLEPRIO gets one slice a second at worst), kill -9 of a starving
+ * IDLEPRIO task completes within a second, and so does freezing its cgroup.
+ */
+#include "tap.h"
+#include <linux/futex.h>
+
+static pid_t idle_child(void (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sched_param sp = { 0 };
+
+		sched_setscheduler(0, SCHED_IDLE, &sp);
+		fn(arg);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void spin_forever(void *arg)
+{
+	volatile uint64_t x = 0;
+
+	(void)arg;
+	for (;;)
+		x++;
+}
+
+static void burn_ms(unsigned int ms)
+{
+	uint64_t end = thread_cpu_ns() + ms * 1000000ull;
+
+	while (thread_cpu_ns() < end)
+		;
+}
+
+struct lockpage {
+	volatile int futex;	/* 1 = held */
+	volatile int held;
+};
+
+/* Take the futex, burn 2 ms of CPU holding it, release and wake. */
+static void futex_holder(void *arg)
+{
+	struct lockpage *lp = arg;
+
+	lp->futex = 1;
+	lp->held = 1;
+	burn_ms(2);
+	lp->futex = 0;
+	syscall(SYS_futex, &lp->futex, FUTEX_WAKE, 1, NULL, NULL, 0);
+	spin_forever(NULL);
+}
+
+static int pipefd[2];
+
+static void pipe_writer(void *arg)
+{
+	(void)arg;
+	burn_ms(2);
+	if (write(pipefd[1], "x", 1) != 1)
+		_exit(1);
+	spin_forever(NULL);
+}
+
+static int frozen(const char *cg)
+{
+	char path[128], buf[256];
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
+	if (read_file(path, buf, sizeof(buf)))
+		return 0;
+	return strstr(buf, "frozen 1") != NULL;
+}
+
+int main(void)
+{
+	int m = ncpus_online(), i;
+	pid_t hogs[64], ip, lp_pid, pw;
+	uint64_t r0, r, t0, wait_futex, wait_pipe, kill_ns, freeze_ns = 0;
+	struct lockpage *lp = shared_mem(sizeof(*lp));
+	const char *cg = "/sys/fs/cgroup/vds-idle";
+	char path[128], v[32];
+	double share;
+
+	tap_plan(6);
+	for (i = 0; i < m && i < 64; i++)
+		hogs[i] = spawn_hog(-1, 0);
+	ip = idle_child(spin_forever, NULL);
+	sleep_ms(500);
+	r0 = schedstat_run(ip);
+	sleep_ms(5000);
+	r = schedstat_run(ip) - r0;
+	share = 100.0 * r / (5e9 * m);
+	tap_ok(share < 1.0, "IDLEPRIO hog next to %d NORMAL hogs: %.2f%% of the CPU (< 1%%)", m, share);
+
+	/* A NORMAL task waits on a futex an IDLEPRIO task holds. */
+	lp_pid = idle_child(futex_holder, lp);
+	t0 = now_ns();
+	while (!lp->held && now_ns() - t0 < 10000000000ull)
+		usleep(1000);
+	/* The wait starts once the IDLEPRIO task holds the futex. */
+	t0 = now_ns();
+	while (lp->futex == 1 && now_ns() - t0 < 10000000000ull)
+		syscall(SYS_futex, &lp->futex, FUTEX_WAIT, 1, NULL, NULL, 0);
+	wait_futex = now_ns() - t0;
+	tap_ok(lp->futex == 0 && wait_futex < 3000000000ull,
+	       "a futex held by a starving IDLEPRIO task is released within 3 s (%.0f ms)", wait_futex / 1e6);
+	kill_wait(lp_pid);
+
+	/* A NORMAL task reads a pipe an IDLEPRIO task writes. */
+	if (pipe(pipefd) == 0) {
+		char c;
+
+		t0 = now_ns();
+		pw = idle_child(pipe_writer, NULL);
+		i = read(pipefd[0], &c, 1);
+		wait_pipe = now_ns() - t0;
+		tap_ok(i == 1 && wait_pipe < 3000000000ull,
+		       "a pipe written by a starving IDLEPRIO task delivers within 3 s (%.0f ms)", wait_pipe / 1e6);
+		kill_wait(pw);
+	} else {
+		tap_ok(0, "pipe");
+	}
+
+	/* kill -9 of a starving IDLEPRIO task. */
+	t0 = now_ns();
+	kill(ip, SIGKILL);
+	waitpid(ip, NULL, 0);
+	kill_ns = now_ns() - t0;
+	tap_ok(kill_ns < 1000000000ull, "kill -9 of a starving IDLEPRIO task completes in %.0f ms (< 1 s)",
+	       kill_ns / 1e6);
+
+	/* Freezing the cgroup of a starving IDLEPRIO task. */
+	mkdir(cg, 0755);
+	ip = idle_child(spin_forever, NULL);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(v, sizeof(v), "%d", ip);
+	write_file(path, v);
+	sleep_ms(200);
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", cg);
+	t0 = now_ns();
+	write_file(path, "1");
+	while (!frozen(cg) && now_ns() - t0 < 5000000000ull)
+		usleep(1000);
+	freeze_ns = now_ns() - t0;
+	tap_ok(frozen(cg) && freeze_ns < 1000000000ull,
+	       "cgroup.freeze of a starving IDLEPRIO task completes in %.0f ms (< 1 s)", freeze_ns / 1e6);
+	write_file(path, "0");
+	kill_wait(ip);
+	rmdir(cg);
+
+	/* Hogs gone: the IDLEPRIO task gets a whole CPU within a second. */
+	ip = idle_child(spin_forever, NULL);
+	sleep_ms(300);
+	for (i = 0; i < m && i < 64; i++)
+		kill_wait(hogs[i]);
+	sleep_ms(1000);
+	r0 = schedstat_run(ip);
+	sleep_ms(1000);
+	r = schedstat_run(ip) - r0;
+	kill_wait(ip);
+	tap_ok(r > 900000000ull, "with the hogs gone it runs a full CPU (%.0f ms of 1000)", r / 1e6);
+	return tap_done();
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The SCHED_ISO budget. M ISO hogs and 3M NORMAL hogs: over 15 s the ISO
+ * hogs get iso_cpu +-10 percent of all CPU time (70 by default, then 30),
+ * and no NORMAL hog ever waits more than a second. (Over budget ISO tasks
+ * run as NORMAL, where these 4M hogs would give them 25%.)
+ */
+#include "tap.h"
+
+#define SCHED_ISO 4
+
+struct slot {
+	volatile uint64_t max_gap;
+	volatile int reset;
+};
+
+static pid_t hog(struct slot *s, int iso)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sched_param sp = { 0 };
+		uint64_t last = now_ns(), t;
+
+		if (iso)
+			sched_setscheduler(0, SCHED_ISO, &sp);
+		for (;;) {
+			t = now_ns();
+			if (s->reset) {
+				s->reset = 0;
+				s->max_gap = 0;
+			} else if (t - last > s->max_gap) {
+				s->max_gap = t - last;
+			}
+			last = t;
+		}
+	}
+	return pid;
+}
+
+static double iso_share(pid_t *p, int n, int niso, int secs, uint64_t *gap, struct slot *sl)
+{
+	uint64_t r0[64], iso = 0, all = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		r0[i] = schedstat_run(p[i]);
+		sl[i].reset = 1;
+	}
+	sleep_ms(secs * 1000);
+	*gap = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t r = schedstat_run(p[i]) - r0[i];
+
+		all += r;
+		if (i < niso)
+			iso += r;
+		else if (sl[i].max_gap > *gap)
+			*gap = sl[i].max_gap;
+	}
+	return 100.0 * iso / all;
+}
+
+int main(void)
+{
+	int m = ncpus_online(), n = 4 * m, i;
+	struct slot *sl = shared_mem(sizeof(struct slot) * 64);
+	pid_t p[64];
+	uint64_t gap70, gap30;
+	double s70, s30;
+
+	tap_plan(4);
+	if (n > 64)
+		n = 64;
+	write_file("/proc/sys/kernel/iso_cpu", "70");
+	for (i = 0; i < n; i++)
+		p[i] = hog(&sl[i], i < m);
+	sleep_ms(8000);
+	s70 = iso_share(p, n, m, 15, &gap70, sl);
+	write_file("/proc/sys/kernel/iso_cpu", "30");
+	sleep_ms(6000);
+	s30 = iso_share(p, n, m, 15, &gap30, sl);
+	write_file("/proc/sys/kernel/iso_cpu", "70");
+	for (i = 0; i < n; i++)
+		kill_wait(p[i]);
+	diag("ISO share %.1f%% at iso_cpu=70 (NORMAL max wait %.0f ms), %.1f%% at 30 (%.0f ms)",
+	     s70, gap70 / 1e6, s30, gap30 / 1e6);
+	tap_ok(s70 > 60 && s70 < 80, "%d ISO hogs among %d: %.1f%% of the CPU with iso_cpu=70", m, n, s70);
+	tap_ok(gap70 < 1000000000ull, "NORMAL hogs never wait a second (longest %.0f ms)", gap70 / 1e6);
+	tap_ok(s30 > 20 && s30 < 40, "the share follows iso_cpu=30: %.1f%%", s30);
+	tap_ok(gap30 < 1000000000ull, "NORMAL hogs never wait a second at 30 (longest %.0f ms)", gap30 / 1e6);
+	return tap_done();
+}
