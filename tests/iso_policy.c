@@ -57,6 +57,20 @@ static long last_number(const char *s)
 	return p ? strtol(p + 1, NULL, 10) : -1;
 }
 
+/* The first line a shell command prints, without its newline. */
+static void first_line(const char *cmd, char *buf, int len)
+{
+	FILE *f = popen(cmd, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		pclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 static int base;	/* TAP numbers used by the parent before a child runs */
 
 static void nobody_checks(void)
@@ -91,7 +105,6 @@ int main(void)
 {
 	struct vds_sched_attr attr;
 	char buf[256];
-	FILE *f;
 
 	tap_plan(19);
 	tap_ok(set(SCHED_ISO, 0) == 0 && sched_getscheduler(0) == SCHED_ISO,
@@ -126,32 +139,13 @@ int main(void)
 	tap_n = base + 1;
 
 	/* The real client: schedtool. */
-	f = popen("schedtool -I -e cat /proc/self/sched 2>&1 | grep '^policy'", "r");
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		pclose(f);
-	}
+	first_line("schedtool -I -e cat /proc/self/sched 2>&1 | grep '^policy'", buf, sizeof(buf));
 	tap_ok(last_number(buf) == 4, "schedtool -I -e runs the command as SCHED_ISO (policy %ld)",
 	       last_number(buf));
-	f = popen("schedtool -D -e cat /proc/self/sched 2>&1 | grep '^policy'", "r");
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		pclose(f);
-	}
+	first_line("schedtool -D -e cat /proc/self/sched 2>&1 | grep '^policy'", buf, sizeof(buf));
 	tap_ok(last_number(buf) == 5, "schedtool -D -e runs the command as SCHED_IDLEPRIO (policy %ld)",
 	       last_number(buf));
-	f = popen("schedtool -I $$ >/dev/null 2>&1; schedtool $$ 2>&1", "r");
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		pclose(f);
-	}
-	tap_ok(strstr(buf, "ISO") != NULL, "schedtool reports SCHED_ISO for a task set with -I (%s)",
-	       strtok(buf, "\n") ? buf : "no output");
+	first_line("schedtool -I $$ >/dev/null 2>&1; schedtool $$ 2>&1", buf, sizeof(buf));
+	tap_ok(strstr(buf, "ISO") != NULL, "schedtool reports SCHED_ISO for a task set with -I (%s)", buf);
 	return tap_done();
 }
