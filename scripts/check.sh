@@ -17,11 +17,12 @@ grep -q '^CONFIG_SCHED_VDS=y' "$(build_dir)/.config" && has_vds=1
 
 if [ "$mode" = show ]; then
 	bash "$REPO/scripts/boot.sh" show "$img" "$initrd" "vdsrun=show" 120
-	grep -v '^@@VDS-DONE' "$RUNDIR/show.results" 2>/dev/null | sed 's/^@@VDS-BOOT /booted: /'
 	grep -q '^@@VDS-DONE' "$RUNDIR/show.results" 2>/dev/null ||
 		die "the guest did not finish booting (log: $RUNDIR/show.console)"
 	out=$(python3 "$REPO/scripts/verdict.py" show "$RUNDIR/show.results" "$RUNDIR/show.console" "")
 	echo "$out" | grep 'guest log'
+	# End with what the guest said: uname -r and the scheduler banner.
+	grep -vE '^@@VDS-(DONE|BOOT)' "$RUNDIR/show.results" 2>/dev/null
 	[ "$(echo "$out" | tail -n1 | cut -d' ' -f2)" = 0 ] || exit 1
 	exit 0
 fi

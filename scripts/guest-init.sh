@@ -35,11 +35,10 @@ probe)
 	;;
 show)
 	{
+		echo "online CPUs: $(cat /sys/devices/system/cpu/online)"
+		dmesg | grep -E 'sched: VDS' | sed 's/^\[[^]]*\] /banner: /'
 		echo "uname -r: $(uname -r)"
 		echo "scheduler: $sched"
-		dmesg | grep -iE 'vds|sched' | head -n 5
-		echo "online CPUs: $(cat /sys/devices/system/cpu/online)"
-		echo "load: $(cat /proc/loadavg)"
 		echo "@@VDS-DONE"
 	} >$out 2>&1
 	;;
