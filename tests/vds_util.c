@@ -29,7 +29,8 @@ int main(void)
 	pid_t hog;
 
 	tap_plan(3);
-	sleep_ms(500);
+	/* the previous test's hogs may have left a signal to decay */
+	sleep_ms(2500);
 	idle0 = util_of(cpu);
 	hog = spawn_hog(cpu, 0);
 	sleep_ms(1000);
