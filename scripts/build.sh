@@ -12,6 +12,9 @@ frags=("$REPO/configs/qemu.config")
 [ "$KASAN" = 1 ] && frags+=("$REPO/configs/kasan.config")
 
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
+# Hash paths relative to the work folder: another checkout's work folder
+# (a second clone, a CI run) then reuses the same cache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$WORK}
 kmake() {
 	make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
