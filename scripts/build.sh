@@ -6,6 +6,7 @@ check_knobs
 
 src=$(ksrc_dir)
 out=$(build_dir)
+kwork_lock
 mkdir -p "$out"
 frags=("$REPO/configs/qemu.config")
 [ "$DEBUG" = 1 ] || [ "$KASAN" = 1 ] && frags+=("$REPO/configs/debug.config")
@@ -14,7 +15,7 @@ frags=("$REPO/configs/qemu.config")
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
 # Hash paths relative to the work folder: another checkout's work folder
 # (a second clone, a CI run) then reuses the same cache entries.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$WORK}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KWORK}
 kmake() {
 	make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }

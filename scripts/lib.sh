@@ -5,6 +5,10 @@ set -o pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${WORK:-$REPO/work}
+# Where the kernel tree and its builds live. Defaults to WORK; a second
+# checkout may point KWORK at the first one's work folder to share them
+# (builds and tree preparation take a lock, see kwork_lock).
+KWORK=${KWORK:-$WORK}
 KVER_PIN=${KVER_PIN:-6.12.117-1~deb12u1}
 SMP=${SMP:-4}
 DEBUG=${DEBUG:-0}
@@ -45,7 +49,7 @@ ksrc_dir() {
 	if [ -n "${KSRC:-}" ]; then
 		echo "$KSRC"
 	else
-		echo "$WORK/src/linux"
+		echo "$KWORK/src/linux"
 	fi
 }
 
@@ -64,7 +68,7 @@ build_dir() {
 	local tag=""
 	# A user's tree gets its own build folders, so the two never mix.
 	[ -n "${KSRC:-}" ] && tag=-$(echo "$KSRC" | md5sum | cut -c1-8)
-	echo "$WORK/build/$(flavour)$tag"
+	echo "$KWORK/build/$(flavour)$tag"
 }
 
 # A hash of everything that defines the patched tree: series and patches.
@@ -85,4 +89,15 @@ is_612_tree() {
 	[ -f "$d/Makefile" ] && [ -f "$d/kernel/sched/core.c" ] &&
 		[ -f "$d/scripts/kconfig/merge_config.sh" ] || return 1
 	grep -q '^VERSION = 6$' "$d/Makefile" && grep -q '^PATCHLEVEL = 12$' "$d/Makefile"
+}
+
+# Serialise tree preparation and kernel builds between checkouts sharing
+# KWORK: hold an exclusive lock on fd 9 until the calling script exits.
+kwork_lock() {
+	mkdir -p "$KWORK"
+	exec 9>"$KWORK/.lock"
+	flock -n 9 || {
+		say "waiting for another build in $KWORK"
+		flock 9
+	}
 }

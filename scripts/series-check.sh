@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 bash "$REPO/scripts/tree.sh" || exit 1
 src=$(ksrc_dir)
-out=$WORK/build/series-check
+out=$KWORK/build/series-check
 export QUILTRC=$REPO/scripts/quiltrc
 bad=0
 mapfile -t patches < <(grep -vE '^[[:space:]]*(#|$)' "$REPO/series" | awk '{print $1}')

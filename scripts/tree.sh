@@ -11,6 +11,7 @@ while read -r p _; do
 done <"$REPO/series"
 
 src=$(ksrc_dir)
+[ -n "${KSRC:-}" ] || kwork_lock
 if [ -n "${KSRC:-}" ]; then
 	[ -d "$KSRC" ] || die "KSRC=$KSRC does not exist"
 	is_612_tree "$KSRC" || die "KSRC=$KSRC is not a Linux 6.12 source tree (need Makefile with VERSION = 6, PATCHLEVEL = 12 and kernel/sched/core.c)"
@@ -18,10 +19,10 @@ elif [ ! -f "$src/.vds-extracted" ]; then
 	tarball=/usr/src/linux-source-6.12.tar.xz
 	[ -f "$tarball" ] || die "$tarball is missing; run 'make deps'"
 	say "tree: extracting $tarball"
-	rm -rf "$src" "$WORK/src/linux-source-6.12"
-	mkdir -p "$WORK/src"
-	tar -C "$WORK/src" -xf "$tarball" || die "could not extract $tarball"
-	mv "$WORK/src/linux-source-6.12" "$src"
+	rm -rf "$src" "$KWORK/src/linux-source-6.12"
+	mkdir -p "$KWORK/src"
+	tar -C "$KWORK/src" -xf "$tarball" || die "could not extract $tarball"
+	mv "$KWORK/src/linux-source-6.12" "$src"
 	is_612_tree "$src" || die "$tarball did not give a 6.12 tree"
 	dpkg-query -W -f='${Version}\n' linux-source-6.12 >"$src/.vds-extracted"
 fi
