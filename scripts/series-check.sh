@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Check the series patch by patch: each one has a proper header, is
-# checkpatch clean and builds on its own (the guest config, incremental).
+# checkpatch clean and builds on its own (the guest config, incremental);
+# and no hunk's context matches more than one place (scripts/hunk-unique.py).
 # make series-check
 . "$(dirname "$0")/lib.sh"
 bash "$REPO/scripts/tree.sh" || exit 1
@@ -32,6 +33,7 @@ for p in "${patches[@]}"; do
 		bad=1
 	fi
 done
+python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" "$REPO/series" || bad=1
 rm -f .vds-series   # the tree is fully patched again, but let make re-check it
 [ $bad = 0 ] && echo "series-check: all ${#patches[@]} patches OK"
 exit $bad
