@@ -5,6 +5,9 @@
 #
 # Knobs (make VAR=value): SMP=4 vCPUs, DEBUG=1 debug kernel, KASAN=1,
 # KSRC=/path/to/linux-6.12 your own tree, ONLY=test1,test2, WORK=folder.
+#
+#   make deb        a full kernel with VDS as Debian packages
+#   make deb-check  compile kernel/sched/ and init/ with Debian's full config
 
 SHELL := /bin/bash
 S := scripts
@@ -41,6 +44,16 @@ bench: deps
 bench-report:
 	@python3 $(S)/bench-report.py $${BENCH:-work/bench/latest}
 
+# A full kernel with VDS as Debian packages (BASE=distro|running|defconfig).
+deb: deps
+	@bash $(S)/tree.sh
+	@bash $(S)/deb.sh deb
+
+# Debian's full config + desktop.config: build kernel/sched/ and init/ only.
+deb-check: deps
+	@bash $(S)/tree.sh
+	@bash $(S)/deb.sh deb-check
+
 # Each patch: header, checkpatch, builds on its own.
 series-check: deps
 	@bash $(S)/series-check.sh
@@ -55,4 +68,4 @@ clean:
 distclean:
 	rm -rf work
 
-.PHONY: bench bench-report all check deps tree tree-reset build series-check selftest clean distclean
+.PHONY: deb deb-check bench bench-report all check deps tree tree-reset build series-check selftest clean distclean

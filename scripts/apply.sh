@@ -112,4 +112,6 @@ else
 	echo "vds: applied with patch(1); to take it off: for p in \$(tac $REPO/series); do patch -R -p1 < $REPO/patches/\$p; done" >&2
 fi
 
+# make KSRC=<tree> (tree.sh) sees the series as already applied.
+series_stamp >"$tree/.vds-series"
 say "apply: done. Next: configure with configs/desktop.config (see README, 'Build a kernel for your machine')"

@@ -28,43 +28,13 @@ if [ "$(cat "$out/.vds-config" 2>/dev/null)" != "$cfgstamp" ] || [ ! -f "$out/.c
 	(cd "$src" && ARCH=x86_64 scripts/kconfig/merge_config.sh -n -O "$out" "${frags[@]}") \
 		>"$out/config.log" 2>&1 || { tail -n 20 "$out/config.log" >&2; die "merge_config.sh failed (log: $out/config.log)"; }
 	# merge_config only warns: check every requested option ourselves.
-	bad=()
-	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=*)
-			grep -qxF "$line" "$out/.config" || bad+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$out/.config" || echo unset))")
-			;;
-		'# CONFIG_'*' is not set')
-			sym=${line#\# }
-			sym=${sym%% *}
-			grep -q "^$sym=" "$out/.config" && bad+=("$line (got: $(grep "^$sym=" "$out/.config"))")
-			;;
-		esac
-	done < <(cat "${frags[@]}")
-	if [ ${#bad[@]} -gt 0 ]; then
-		printf 'vds: config option not set as requested: %s\n' "${bad[@]}" >&2
-		die "${#bad[@]} requested config option(s) missing from $out/.config"
-	fi
+	verify_config "$out/.config" "${frags[@]}"
 	echo "$cfgstamp" >"$out/.vds-config"
 fi
 
 say "build: $(flavour) kernel in $out (make -j$(nproc), ccache)"
 log=$out/build.log
-kmake -j"$(nproc)" bzImage >"$log" 2>&1 &
-pid=$!
-last=$(date +%s)
-while kill -0 "$pid" 2>/dev/null; do
-	sleep 2
-	if [ $(($(date +%s) - last)) -ge 30 ]; then
-		last=$(date +%s)
-		say "build: $(grep -cE '^  (CC|AS|LD|AR)' "$log") steps so far, last: $(grep -E '^  (CC|AS|LD|AR)' "$log" | tail -n1 | awk '{print $2}')"
-	fi
-done
-if ! wait "$pid"; then
-	grep -E 'error|Error' "$log" | head -n 20 >&2
-	tail -n 5 "$log" >&2
-	die "kernel build failed (log: $log)"
-fi
+run_logged "$log" "kernel build" kmake -j"$(nproc)" bzImage
 img=$out/arch/x86/boot/bzImage
 [ -f "$img" ] || die "no bzImage after the build (log: $log)"
 say "build: done, $(kmake -s kernelrelease 2>/dev/null)"

@@ -64,6 +64,19 @@ read -r p f <<<"$(echo "$hout" | tail -n1)"
 echo "  $p passed, $f failed"
 total_p=$((total_p + p))
 total_f=$((total_f + f))
+# Debian's full config compiles what the guest config leaves out (make deb-check).
+if [ "$DEBUG" = 0 ] && [ "$KASAN" = 0 ] && [ -z "${ONLY:-}" ] && [ "${DEBCHECK:-1}" = 1 ]; then
+	echo "== deb-check (Debian's config + configs/desktop.config: kernel/sched/ and init/)"
+	t0=$(date +%s)
+	if bash "$REPO/scripts/deb.sh" deb-check >"$RUNDIR/deb-check.log" 2>&1; then
+		echo "  1 passed, 0 failed ($(($(date +%s) - t0)) s)"
+		total_p=$((total_p + 1))
+	else
+		grep 'vds: error' "$RUNDIR/deb-check.log" | tail -n 3 | sed 's/^/  FAIL /'
+		echo "  0 passed, 1 failed (log: $RUNDIR/deb-check.log)"
+		total_f=$((total_f + 1))
+	fi
+fi
 for b in "${boots[@]}"; do
 	IFS='|' read -r name smp cmd m only <<<"$b"
 	vo=""

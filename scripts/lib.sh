@@ -101,3 +101,58 @@ kwork_lock() {
 		flock 9
 	}
 }
+
+# verify_config CONFIG FRAGMENT...: every option a fragment sets must be in
+# CONFIG as requested (merge_config.sh only warns when Kconfig overrides one).
+verify_config() {
+	local cfg=$1 line sym bad=()
+	shift
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF "$line" "$cfg" ||
+				bad+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$cfg" || echo unset))")
+			;;
+		'# CONFIG_'*' is not set')
+			sym=${line#\# }
+			sym=${sym%% *}
+			grep -q "^$sym=" "$cfg" && bad+=("$line (got: $(grep "^$sym=" "$cfg"))")
+			;;
+		esac
+	done < <(cat "$@")
+	if [ ${#bad[@]} -gt 0 ]; then
+		printf 'vds: config option not set as requested: %s\n' "${bad[@]}" >&2
+		die "${#bad[@]} requested config option(s) missing from $cfg"
+	fi
+	return 0
+}
+
+# run_logged LOG WHAT COMMAND...: run a kernel make into LOG, print a
+# progress line every 30 s (steps so far, the last file, the estimate left
+# when ETA_STEPS gives the expected number of steps), die with the errors.
+run_logged() {
+	local log=$1 what=$2 pid last n eta t0
+	shift 2
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	t0=$(date +%s)
+	last=$t0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		if [ $(($(date +%s) - last)) -ge 30 ]; then
+			last=$(date +%s)
+			n=$(grep -cE '^  (CC|AS|LD|AR)' "$log")
+			eta=""
+			if [ -n "${ETA_STEPS:-}" ] && [ "$n" -gt 50 ] && [ "$n" -lt "$ETA_STEPS" ]; then
+				eta=$(((last - t0) * (ETA_STEPS - n) / n))
+				eta=", about $((eta / 60))m left"
+			fi
+			say "$what: $n steps so far$eta, last: $(grep -E '^  (CC|AS|LD|AR)' "$log" | tail -n1 | awk '{print $2}')"
+		fi
+	done
+	if ! wait "$pid"; then
+		grep -E 'error|Error' "$log" | head -n 20 >&2
+		tail -n 5 "$log" >&2
+		die "$what failed (log: $log)"
+	fi
+}

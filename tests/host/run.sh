@@ -29,6 +29,8 @@ expect_fail() {
 	fi
 }
 
+# The prepared tree (for the apply.sh tests), before WORK points elsewhere.
+src=$(cd "$REPO" && . scripts/lib.sh && ksrc_dir)
 export WORK=$T/work
 expect_fail "SMP=0 is refused" "SMP=0 is out of range" env SMP=0 bash "$REPO/scripts/build.sh"
 expect_fail "SMP=abc is refused" "SMP='abc' is not a number" env SMP=abc bash "$REPO/scripts/build.sh"
@@ -47,6 +49,49 @@ expect_fail "a series entry without a patch file is refused" "names patches/9999
 	bash "$T/repo/scripts/tree.sh"
 [ ! -e "$T/work/src" ]
 ok $? "refused runs leave nothing half-done behind"
+
+# scripts/apply.sh on a scratch tree holding only what it needs: the
+# unpatched files the series touches (quilt keeps them under .pc/).
+if [ -f "$src/.pc/applied-patches" ]; then
+	pt=$T/pristine
+	mkdir -p "$pt/scripts/kconfig"
+	cp "$src/Makefile" "$pt/"
+	cp "$src/scripts/kconfig/merge_config.sh" "$pt/scripts/kconfig/"
+	for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$REPO"/patches/*.patch | sort -u); do
+		for p in $(cat "$src/.pc/applied-patches"); do
+			if [ -f "$src/.pc/$p/$f" ]; then
+				[ -s "$src/.pc/$p/$f" ] && mkdir -p "$pt/$(dirname "$f")" && cp "$src/.pc/$p/$f" "$pt/$f"
+				break
+			fi
+		done
+	done
+	sum() { find "$1" -type f | sort | xargs md5sum | md5sum; }
+	expect_fail "apply.sh refuses a tree that is not 6.12" "is not a Linux 6.12 source tree" \
+		bash "$REPO/scripts/apply.sh" "$T/notlinux"
+	expect_fail "apply.sh refuses a missing tree" "does not exist" bash "$REPO/scripts/apply.sh" "$T/nope"
+	cp -r "$pt" "$T/broken"
+	sed -i 's/^\tINIT_LIST_HEAD(&p->se.group_node);$/\tINIT_LIST_HEAD(\&p->se.group_node); \/\* changed \*\//' \
+		"$T/broken/kernel/sched/core.c"
+	before=$(sum "$T/broken")
+	expect_fail "apply.sh names the patch and file of a conflict" \
+		"0001-.*does not apply|kernel/sched/core.c: Hunk" bash "$REPO/scripts/apply.sh" "$T/broken"
+	[ "$(sum "$T/broken")" = "$before" ]
+	ok $? "a conflicting tree is left unchanged"
+	bash "$REPO/scripts/apply.sh" --check "$pt" >/dev/null 2>&1 && [ ! -e "$pt/kernel/sched/vds.c" ]
+	ok $? "apply.sh --check passes on the unpatched files and changes nothing"
+	cp -r "$pt" "$T/vanilla"
+	sed -i '/^EXPORT_SYMBOL_GPL(can_nice);$/d' "$T/vanilla/kernel/sched/syscalls.c"
+	bash "$REPO/scripts/apply.sh" --check "$T/vanilla" >/dev/null 2>&1
+	ok $? "the series applies to the vanilla files (Debian's can_nice export removed)"
+	bash "$REPO/scripts/apply.sh" "$pt" >/dev/null 2>&1 &&
+		[ -f "$pt/kernel/sched/vds.c" ] && cmp -s "$pt/kernel/sched/vds.c" "$src/kernel/sched/vds.c"
+	ok $? "apply.sh gives the same vds.c as the prepared tree"
+	expect_fail "apply.sh refuses a tree that already has VDS" "already has VDS" bash "$REPO/scripts/apply.sh" "$pt"
+	python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" "$REPO/series" >/dev/null
+	ok $? "every hunk of the series matches exactly one place"
+else
+	echo "# apply.sh tests need the prepared tree ($src): run 'make tree' first" >&2
+fi
 
 # The verdict: a clean log passes, each kind of kernel report fails.
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
