@@ -95,7 +95,9 @@ say "deb: BASE=$BASE, about $steps compile steps: roughly $est minutes on $(npro
 
 rm -f "$top"/*.deb "$top"/*.buildinfo "$top"/*.changes
 export ETA_STEPS=$steps
-run_logged "$out/build.log" "deb" kmake -j"$(nproc)" LOCALVERSION=-vds bindeb-pkg
+# DPKG_FLAGS=-d: 6.12's debian/control asks for gcc-x86-64-linux-gnu, a
+# package bookworm does not have (its gcc is that compiler already).
+run_logged "$out/build.log" "deb" kmake -j"$(nproc)" LOCALVERSION=-vds DPKG_FLAGS=-d bindeb-pkg
 img=$(ls "$top"/linux-image-*-vds_*.deb 2>/dev/null | grep -v -- -dbg_ | head -n1)
 [ -n "$img" ] || die "no linux-image package in $top (log: $out/build.log)"
 # The package must hold a kernel whose config has VDS.
