@@ -34,14 +34,23 @@ expected() {
 		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { printf "%s%s", s, $1; s = "," }
 	' "$REPO/tests/list"
 }
-# Hard timeout of a boot: the timeouts of the tests it runs, plus boot time.
+# Hard timeout of a boot: the timeouts of the tests it runs, plus boot time;
+# a soak test (4th column "soak") runs SOAK minutes longer.
 budget() {
-	awk -v m="$1" -v only="$2" '
+	awk -v m="$1" -v only="$2" -v soak="$SOAK" '
 		/^[[:space:]]*(#|$)/ { next }
-		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { t += $2 }
+		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) {
+			t += $2
+			if ($4 == "soak" && soak > 0) t += soak * 60 + 30
+		}
 		END { print t + 120 }
 	' "$REPO/tests/list"
 }
+# One seed for the fuzzers of every boot of this run, printed for a replay.
+SEED=${SEED:-$(((RANDOM << 15 | RANDOM) % 1000000000))}
+soakmsg=""
+[ "$SOAK" -gt 0 ] && soakmsg=", soak tests $SOAK min longer each"
+say "check: seed $SEED (replay a fuzzer failure with SEED=$SEED)$soakmsg"
 
 # Boots: name|vCPUs|extra command line|tests for (any or vds)|only these tests
 boots=()
@@ -70,7 +79,7 @@ for b in "${boots[@]}"; do
 	[ -n "$only" ] && vo="vdsonly=$only"
 	# oops=panic: an Oops fails the run anyway; end the boot at once.
 	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
-		"vdsrun=check oops=panic $vo $cmd" "$(budget "$m" "$only")"
+		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $vo $cmd" "$(budget "$m" "$only")"
 	echo "== $name"
 	out=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
 		"$RUNDIR/$name.console" "$(ONLY=$only expected "$m")")

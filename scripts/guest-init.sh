@@ -46,14 +46,17 @@ check | bench)
 	list=/tests/list dir=/tests
 	[ "$run" = bench ] && list=/bench/list dir=/bench
 	only=$(arg vdsonly)
+	soak=$(arg vdssoak)
 	mode=any
 	case "$sched" in VDS*) mode=vds ;; esac
-	while read -r name tmo when _; do
+	while read -r name tmo when flags _; do
 		case "$name" in '' | '#'*) continue ;; esac
 		[ "$when" = any ] || [ "$when" = "$mode" ] || continue
 		if [ -n "$only" ]; then
 			echo ",$only," | grep -q ",$name," || continue
 		fi
+		# SOAK=minutes (make check SOAK=30) lengthens the soak tests.
+		[ "$flags" = soak ] && [ "${soak:-0}" -gt 0 ] && tmo=$((tmo + soak * 60 + 30))
 		echo "@@VDS-TEST-BEGIN $name" >$out
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		(cd /tmp && timeout -s KILL "$tmo" "$dir/$name") >$out 2>&1
