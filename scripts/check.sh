@@ -88,6 +88,27 @@ for b in "${boots[@]}"; do
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
 done
+# The verdict canary (DEBUG=1): a boot whose kernel reports a hung task on
+# purpose (tests/verdict_canary.c). The verdict must fail that boot's log,
+# with the kernel's own hung-task line, or the verdict itself is broken.
+if [ "$DEBUG" = 1 ] && [ "$has_vds" = 1 ] &&
+	{ [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *,verdict_canary,* ]]; }; then
+	SMP=2 bash "$REPO/scripts/boot.sh" canary-smp2 "$img" "$initrd" \
+		"vdsrun=check oops=panic vdscanary=1" "$(budget canary verdict_canary)"
+	echo "== canary-smp2 (a deliberate hung task: its guest log must FAIL)"
+	out=$(python3 "$REPO/scripts/verdict.py" canary-smp2 "$RUNDIR/canary-smp2.results" \
+		"$RUNDIR/canary-smp2.console" verdict_canary)
+	echo "$out" | sed '$d' | sed 's/^/  | /'
+	read -r p f <<<"$(echo "$out" | tail -n1)"
+	if [ "$f" = 1 ] && [ "$p" -ge 3 ] && echo "$out" | grep -q 'FAIL guest log of canary-smp2' &&
+		grep -q 'blocked for more than' "$RUNDIR/canary-smp2.console"; then
+		echo "  ok   the verdict failed the canary's log on the kernel's own hung-task report"
+		total_p=$((total_p + 1))
+	else
+		echo "  FAIL the canary: expected its test to pass and only its guest log to fail (got $p passed, $f failed)"
+		total_f=$((total_f + 1))
+	fi
+fi
 say "check: logs in $RUNDIR"
 echo "$total_p passed, $total_f failed"
 [ "$total_f" = 0 ]
