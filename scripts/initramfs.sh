@@ -40,6 +40,10 @@ for t in /usr/bin/hackbench /usr/bin/cyclictest /usr/bin/stress-ng /usr/bin/sche
 done
 
 cp "$bin"/* "$root/tests/"
+# glibc dlopen()s libgcc_s for pthread_cancel (kselftest timers); ldd cannot see it.
+for l in /lib/x86_64-linux-gnu/libgcc_s.so.1; do
+	[ -e "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -L "$l" "$root$l"
+done
 # Shared libraries an ELF file needs (not itself), into the image.
 copy_libs() {
 	local lib
