@@ -34,14 +34,23 @@ expected() {
 		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { printf "%s%s", s, $1; s = "," }
 	' "$REPO/tests/list"
 }
-# Hard timeout of a boot: the timeouts of the tests it runs, plus boot time.
+# Hard timeout of a boot: the timeouts of the tests it runs, plus boot time;
+# a soak test (4th column "soak") runs SOAK minutes longer.
 budget() {
-	awk -v m="$1" -v only="$2" '
+	awk -v m="$1" -v only="$2" -v soak="$SOAK" '
 		/^[[:space:]]*(#|$)/ { next }
-		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { t += $2 }
+		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) {
+			t += $2
+			if ($4 == "soak" && soak > 0) t += soak * 60 + 30
+		}
 		END { print t + 120 }
 	' "$REPO/tests/list"
 }
+# One seed for the fuzzers of every boot of this run, printed for a replay.
+SEED=${SEED:-$(((RANDOM << 15 | RANDOM) % 1000000000))}
+soakmsg=""
+[ "$SOAK" -gt 0 ] && soakmsg=", soak tests $SOAK min longer each"
+say "check: seed $SEED (replay a fuzzer failure with SEED=$SEED)$soakmsg"
 
 # Boots: name|vCPUs|extra command line|tests for (any or vds)|only these tests
 boots=()
@@ -83,7 +92,7 @@ for b in "${boots[@]}"; do
 	[ -n "$only" ] && vo="vdsonly=$only"
 	# oops=panic: an Oops fails the run anyway; end the boot at once.
 	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
-		"vdsrun=check oops=panic $vo $cmd" "$(budget "$m" "$only")"
+		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $vo $cmd" "$(budget "$m" "$only")"
 	echo "== $name"
 	out=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
 		"$RUNDIR/$name.console" "$(ONLY=$only expected "$m")")
@@ -92,6 +101,27 @@ for b in "${boots[@]}"; do
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
 done
+# The verdict canary (DEBUG=1): a boot whose kernel reports a hung task on
+# purpose (tests/verdict_canary.c). The verdict must fail that boot's log,
+# with the kernel's own hung-task line, or the verdict itself is broken.
+if [ "$DEBUG" = 1 ] && [ "$has_vds" = 1 ] &&
+	{ [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *,verdict_canary,* ]]; }; then
+	SMP=2 bash "$REPO/scripts/boot.sh" canary-smp2 "$img" "$initrd" \
+		"vdsrun=check oops=panic vdscanary=1" "$(budget canary verdict_canary)"
+	echo "== canary-smp2 (a deliberate hung task: its guest log must FAIL)"
+	out=$(python3 "$REPO/scripts/verdict.py" canary-smp2 "$RUNDIR/canary-smp2.results" \
+		"$RUNDIR/canary-smp2.console" verdict_canary)
+	echo "$out" | sed '$d' | sed 's/^/  | /'
+	read -r p f <<<"$(echo "$out" | tail -n1)"
+	if [ "$f" = 1 ] && [ "$p" -ge 3 ] && echo "$out" | grep -q 'FAIL guest log of canary-smp2' &&
+		grep -q 'blocked for more than' "$RUNDIR/canary-smp2.console"; then
+		echo "  ok   the verdict failed the canary's log on the kernel's own hung-task report"
+		total_p=$((total_p + 1))
+	else
+		echo "  FAIL the canary: expected its test to pass and only its guest log to fail (got $p passed, $f failed)"
+		total_f=$((total_f + 1))
+	fi
+fi
 say "check: logs in $RUNDIR"
 echo "$total_p passed, $total_f failed"
 [ "$total_f" = 0 ]

@@ -14,6 +14,9 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vdsshare /results 2>/dev/null
 hostname vds-guest
+# Only the kernel writes the kernel log: a test (or a fuzzer) that could
+# write "WARNING:" to /dev/kmsg would fool the verdict, or hide behind it.
+echo off >/proc/sys/kernel/printk_devkmsg 2>/dev/null
 
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
 run=$(arg vdsrun)
@@ -46,14 +49,23 @@ check | bench)
 	list=/tests/list dir=/tests
 	[ "$run" = bench ] && list=/bench/list dir=/bench
 	only=$(arg vdsonly)
+	soak=$(arg vdssoak)
 	mode=any
 	case "$sched" in VDS*) mode=vds ;; esac
-	while read -r name tmo when _; do
+	while read -r name tmo when flags _; do
 		case "$name" in '' | '#'*) continue ;; esac
-		[ "$when" = any ] || [ "$when" = "$mode" ] || continue
+		# "canary" tests run only on the canary boot (vdscanary=1), which
+		# runs nothing else.
+		if [ "$(arg vdscanary)" = 1 ]; then
+			[ "$when" = canary ] || continue
+		else
+			[ "$when" = any ] || [ "$when" = "$mode" ] || continue
+		fi
 		if [ -n "$only" ]; then
 			echo ",$only," | grep -q ",$name," || continue
 		fi
+		# SOAK=minutes (make check SOAK=30) lengthens the soak tests.
+		[ "$flags" = soak ] && [ "${soak:-0}" -gt 0 ] && tmo=$((tmo + soak * 60 + 30))
 		echo "@@VDS-TEST-BEGIN $name" >$out
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		(cd /tmp && timeout -s KILL "$tmo" "$dir/$name") >$out 2>&1

@@ -40,6 +40,30 @@ for t in /usr/bin/hackbench /usr/bin/cyclictest /usr/bin/stress-ng /usr/bin/sche
 done
 
 cp "$bin"/* "$root/tests/"
+# glibc dlopen()s libgcc_s for pthread_cancel (kselftest timers); ldd cannot see it.
+for l in /lib/x86_64-linux-gnu/libgcc_s.so.1; do
+	[ -e "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -L "$l" "$root$l"
+done
+# Shared libraries an ELF file needs (not itself), into the image.
+copy_libs() {
+	local lib
+	for lib in $(ldd "$1" 2>/dev/null | grep -oE '=> /[^ ]+|^[[:space:]]*/[^ ]+' | grep -oE '/[^ ]+'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+# The kernel's own selftests (rseq, membarrier, timers, futex), built from
+# the tree's Makefiles by kselftest.sh, run by tests/kselftest.sh.
+ks=$(bash "$REPO/scripts/kselftest.sh") || die "building the kernel's selftests failed"
+if [ -n "$ks" ]; then
+	mkdir -p "$root/kselftest"
+	cp -a "$ks"/. "$root/kselftest/"
+	for f in $(find "$root/kselftest" -type f -perm -u+x); do
+		[ "$(head -c4 "$f" | tail -c3)" = ELF ] || continue
+		copy_libs "$f"
+	done
+fi
 # The kernel's own selftests that run under the guest's shell (bash).
 ksrc=$(ksrc_dir)
 if [ -f "$ksrc/tools/testing/selftests/cpu-hotplug/cpu-on-off-test.sh" ]; then

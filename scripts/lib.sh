@@ -13,6 +13,7 @@ KVER_PIN=${KVER_PIN:-6.12.117-1~deb12u1}
 SMP=${SMP:-4}
 DEBUG=${DEBUG:-0}
 KASAN=${KASAN:-0}
+SOAK=${SOAK:-0}
 export QUILT_PATCHES=$REPO/patches
 export QUILT_SERIES=$REPO/series
 export QUILT_PC=.pc
@@ -41,6 +42,13 @@ check_knobs() {
 	[ "$SMP" -ge 1 ] && [ "$SMP" -le 64 ] || die "SMP=$SMP is out of range (use 1..64)"
 	case "$DEBUG" in 0 | 1) ;; *) die "DEBUG='$DEBUG' must be 0 or 1" ;; esac
 	case "$KASAN" in 0 | 1) ;; *) die "KASAN='$KASAN' must be 0 or 1" ;; esac
+	case "$SOAK" in
+	'' | *[!0-9]*) die "SOAK='$SOAK' is not a number of minutes (use 0..1440)" ;;
+	esac
+	[ "$SOAK" -le 1440 ] || die "SOAK=$SOAK is out of range (use 0..1440 minutes)"
+	case "${SEED:-0}" in
+	'' | *[!0-9]* | ??????????*) die "SEED='${SEED:-}' is not a number (use 0..999999999)" ;;
+	esac
 	return 0
 }
 

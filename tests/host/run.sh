@@ -35,6 +35,9 @@ export WORK=$T/work
 expect_fail "SMP=0 is refused" "SMP=0 is out of range" env SMP=0 bash "$REPO/scripts/build.sh"
 expect_fail "SMP=abc is refused" "SMP='abc' is not a number" env SMP=abc bash "$REPO/scripts/build.sh"
 expect_fail "DEBUG=yes is refused" "DEBUG='yes' must be 0 or 1" env DEBUG=yes bash "$REPO/scripts/build.sh"
+expect_fail "SOAK=abc is refused" "SOAK='abc' is not a number" env SOAK=abc bash "$REPO/scripts/build.sh"
+expect_fail "SOAK=2000 is refused" "SOAK=2000 is out of range" env SOAK=2000 bash "$REPO/scripts/build.sh"
+expect_fail "SEED=-3 is refused" "SEED='-3' is not a number" env SEED=-3 bash "$REPO/scripts/build.sh"
 expect_fail "a missing KSRC is refused" "KSRC=/nonexistent does not exist" \
 	env KSRC=/nonexistent bash "$REPO/scripts/tree.sh"
 mkdir -p "$T/notlinux/kernel"
@@ -113,6 +116,14 @@ for bad in "WARNING: CPU: 1 PID: 5 at kernel/sched/vds.c:10 foo+0x1/0x2" \
 	[ "$r" = "1 1" ]
 	ok $? "the verdict fails on: ${bad:0:50}"
 done
+# A real console log of the debug kernel with a WARN in it (a multi-line
+# report, as the kernel prints it) fails the run and quotes the WARNING line.
+out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$REPO/tests/host/fixtures/warn.console" t)
+[ "$(echo "$out" | tail -n1)" = "1 1" ] && echo "$out" | grep -q 'WARNING: CPU: 3 PID: 1083 at kernel/sched/sched.h'
+ok $? "the verdict fails a real captured WARN console log, quoting the WARNING line"
+out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$REPO/tests/host/fixtures/hung.console" t)
+[ "$(echo "$out" | tail -n1)" = "1 1" ] && echo "$out" | grep -q 'INFO: task verdict_canary:189 blocked for more than 2 seconds'
+ok $? "the verdict fails the canary boot's real hung-task log, quoting the INFO line"
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..3\nok 1 - fine\n' >"$T/res"
 printf '[    0.1] Linux\n' >"$T/con"
 r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
