@@ -3,11 +3,11 @@
 # shared read-only over virtio-9p (mount tag hostusr; scripts/boot.sh adds
 # it when BOOT_HOSTUSR=1) and run in a chroot whose /usr is that share.
 # N = M, 2M, 4M (M = online CPUs); wall seconds each (lower is better).
-# Files: vdsbenchsecs * 4 (40 by default, 12 with QUICK=1), or $1: gcc under
+# Files: vdsbenchsecs * 2 + 4 (24 by default, 10 with QUICK=1), or $1: gcc under
 # TCG takes about a second per file, so a few hundred would not fit a run.
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
 secs=$(arg vdsbenchsecs)
-files=${1:-$(( ${secs:-10} * 4 ))}
+files=${1:-$(( ${secs:-10} * 2 + 4 ))}
 m=$(nproc)
 R=/tmp/kroot
 mkdir -p $R/usr $R/tmp $R/dev $R/proc
