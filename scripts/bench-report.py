@@ -22,10 +22,10 @@ def direction(key):
     """+1 higher is better, -1 lower is better, 0 informational."""
     if key.endswith("samples") or key in ("files", "nice10_share_pct", "skipped"):
         return 0
-    if key.endswith("_us") or key.endswith("_s"):
-        return -1
     if key.endswith("_per_s") or key.endswith("_pct") or key.endswith("jain"):
         return 1
+    if key.endswith("_us") or key.endswith("_s"):
+        return -1
     return 0
 
 
