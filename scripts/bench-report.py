@@ -189,7 +189,7 @@ def plot(d, vals, base, other, la, lb):
                     f.write(f"{l} {med(vals[(b, 'deadlines_met_pct')], base)} "
                             f"{med(vals[(b, 'deadlines_met_pct')], other)}\n")
             gnuplot(common.replace("900,480", "1100,480") + f"set output '{d}/inter_met.png'; set yrange [0:105];"
-                    "set ylabel 'deadlines met (%)'; set xtics rotate by -45; set key bottom left;"
+                    "set ylabel 'deadlines met (%)'; set xtics rotate by -45; set key outside right top;"
                     "set title 'Interactivity: frames finished before the next period (median of rounds)';"
                     f"plot '{data}' using 2:xtic(1) title '{la}', '' using 3 title '{lb}'")
             made.append("inter_met.png")
