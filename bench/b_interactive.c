@@ -85,6 +85,8 @@ static void run_model(const struct model *md, const char *load, unsigned int ms)
 	long n = 0, met = 0, seen = 0, posted, k;
 	struct lstats s;
 
+	/* make bench BAD=2: the measured task at a bad nice level (loads stay at 0). */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), (int)cmdline_long("vdsbadnice", 0));
 	r.maxk = ms * 1000000ull / md->period_ns + 2;
 	r.stamp = calloc(r.maxk + 2, sizeof(uint64_t));
 	lat = calloc(r.maxk + 2, sizeof(uint64_t));
@@ -121,6 +123,7 @@ static void run_model(const struct model *md, const char *load, unsigned int ms)
 		seen = k;
 	}
 	pthread_join(w, NULL);
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 0);
 	posted = 0;
 	for (k = 1; k < r.maxk && r.stamp[k]; k++) {
 		requested += work_of(md, k);

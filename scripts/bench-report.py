@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Render a bench run (work/bench/<stamp>/round*.json) as markdown tables and
-PNG plots: VDS against EEVDF (or, for BAD=1 runs, VDS at rr_interval 1000
+PNG plots: VDS against EEVDF (or, for BAD=1/2 runs, VDS with a bad setting
 against VDS at its default), medians with min-max, the ratio and a verdict.
 bench-report.py DIR"""
 import glob
@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 NOISE = 0.05  # below this relative difference, call it the same
-LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000"}
+LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000",
+          "vds-nice19": "VDS, measured tasks at nice 19"}
 INTER_MODELS = [("audio", "audio: 2.5 ms of CPU every 50 ms"),
                 ("video", "video: 6.7 ms of CPU every 16.7 ms"),
                 ("x", "X-like: period 20 ms, demand sweeping 0–100 %")]

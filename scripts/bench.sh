@@ -8,15 +8,18 @@
 #   BAD=1  a deliberately bad setting instead of the comparison: VDS at its
 #          default against VDS with rr_interval=1000 (set by the guest
 #          before the workloads), to show which numbers react
+#   BAD=2  VDS against VDS with the measured latency tasks of b_interactive
+#          and b_latency at nice 19 (their loads stay at nice 0)
 . "$(dirname "$0")/lib.sh"
 check_knobs
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
 BAD=${BAD:-0}
 ONLY=${ONLY:-}
-case "$BAD" in 0 | 1) ;; *) die "BAD='$BAD' must be 0 or 1" ;; esac
+case "$BAD" in 0 | 1 | 2) ;; *) die "BAD='$BAD' must be 0, 1 or 2" ;; esac
 scheds="eevdf vds"
 [ "$BAD" = 1 ] && scheds="vds vds-rr1000"
+[ "$BAD" = 2 ] && scheds="vds vds-nice19"
 case "$ROUNDS" in '' | *[!0-9]* | 0) die "ROUNDS='$ROUNDS' must be a number >= 1" ;; esac
 secs=10
 if [ "$QUICK" = 1 ]; then
@@ -44,13 +47,13 @@ ln -sfn "$stamp" "$WORK/bench/latest"
 	echo "kernel: $(uname -r) host, guest $(make -s -C "$(ksrc_dir)" O="$(build_dir)" kernelrelease 2>/dev/null)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1), -smp $SMP, tcg thread=$TCG_THREAD"
 	echo "rounds: $ROUNDS, seconds per workload: $secs"
-	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" = 1 ] && echo " BAD=1")${ONLY:+ ONLY=$ONLY}"
+	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")${ONLY:+ ONLY=$ONLY}"
 	echo "compared: $scheds"
 } >"$out/host.txt"
 
-# Guest time per boot, measured at 4 vCPUs: about 16 s per workload-second
+# Guest time per boot, measured at 4 vCPUs: about 22 s per workload-second
 # plus boot and the kbuild job (replaced by the measured mean after a boot).
-per_boot=$((secs * 16 + 60))
+per_boot=$((secs * 22 + 60))
 total=$((ROUNDS * 2))
 # A progress line per finished workload while a boot runs.
 watch_progress() {
@@ -74,6 +77,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		case $s in
 		eevdf) cmd="$cmd vds=off" ;;
 		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
+		vds-nice19) cmd="$cmd vdsbadnice=19" ;;
 		esac
 		name=round$r-$s
 		load0=$(cut -d' ' -f1 /proc/loadavg)
