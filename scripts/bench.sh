@@ -114,6 +114,7 @@ for line in open(res, errors="replace"):
 json.dump(data, open(dst, "w"), indent=1)
 PY
 		for w in $(grep -vE '^[[:space:]]*(#|$)' "$REPO/bench/list" | awk '{print $1}'); do
+			[ -n "$ONLY" ] && ! echo ",$ONLY," | grep -q ",$w," && continue
 			grep -q "@@VDS-TEST-END $w rc=0" "$RUNDIR/$name.results" ||
 				say "bench: $name: $w did not finish"
 		done
