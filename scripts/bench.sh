@@ -56,9 +56,11 @@ ln -sfn "$stamp" "$WORK/bench/latest"
 per_boot=$((secs * 22 + 60))
 total=$((ROUNDS * 2))
 # A progress line per finished workload while a boot runs.
+# The caller creates the stop file when the boot is over: one last pass.
 watch_progress() {
-	local f=$1 name=$2 seen=0 n l
-	while sleep 3; do
+	local f=$1 name=$2 stop=$3 seen=0 last=0 n l
+	while :; do
+		[ -e "$stop" ] && last=1
 		n=$(grep -c '@@VDS-TEST-END' "$f" 2>/dev/null) || n=0
 		while [ "$seen" -lt "$n" ]; do
 			seen=$((seen + 1))
@@ -66,6 +68,8 @@ watch_progress() {
 			l=${l#@@VDS-TEST-END }
 			say "bench: $name: ${l%% *} done (${l##* }, $(echo "$l" | sed -n 's/.*\(rc=[0-9]*\).*/\1/p'))"
 		done
+		[ "$last" = 1 ] && return
+		sleep 2
 	done
 }
 done_boots=0
@@ -85,10 +89,11 @@ for r in $(seq 1 "$ROUNDS"); do
 		eta=$(( done_boots > 0 ? el * (total - done_boots) / done_boots : per_boot * total ))
 		say "bench: boot $((done_boots + 1))/$total ($name), about $((eta / 60))m$((eta % 60))s left"
 		for try in 1 2; do
-			watch_progress "$RUNDIR/$name.results" "$name" &
+			rm -f "$RUNDIR/$name.watched"
+			watch_progress "$RUNDIR/$name.results" "$name" "$RUNDIR/$name.watched" &
 			wp=$!
 			bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "$cmd" $((per_boot * 3))
-			kill "$wp" 2>/dev/null
+			touch "$RUNDIR/$name.watched"
 			wait "$wp" 2>/dev/null
 			if grep -qE 'Oops|BUG:|Kernel panic' "$RUNDIR/$name.console"; then
 				say "bench: $name: the guest oopsed (see $RUNDIR/$name.console); retrying"
