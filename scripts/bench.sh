@@ -4,10 +4,22 @@
 # boot runs bench/list; results go to work/bench/<stamp>/ as one JSON file
 # per boot, then bench-report.py renders the tables.
 #   ROUNDS=3 SMP=4 QUICK=1 (one round, short runs)
+#   ONLY=b_interactive,b_schbench  run only these workloads of bench/list
+#   BAD=1  a deliberately bad setting instead of the comparison: VDS at its
+#          default against VDS with rr_interval=1000 (set by the guest
+#          before the workloads), to show which numbers react
+#   BAD=2  VDS against VDS with the measured latency tasks of b_interactive
+#          and b_latency at nice 19 (their loads stay at nice 0)
 . "$(dirname "$0")/lib.sh"
 check_knobs
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
+BAD=${BAD:-0}
+ONLY=${ONLY:-}
+case "$BAD" in 0 | 1 | 2) ;; *) die "BAD='$BAD' must be 0, 1 or 2" ;; esac
+scheds="eevdf vds"
+[ "$BAD" = 1 ] && scheds="vds vds-rr1000"
+[ "$BAD" = 2 ] && scheds="vds vds-nice19"
 case "$ROUNDS" in '' | *[!0-9]* | 0) die "ROUNDS='$ROUNDS' must be a number >= 1" ;; esac
 secs=10
 if [ "$QUICK" = 1 ]; then
@@ -18,6 +30,8 @@ fi
 # QEMU's code-patching race (an oops) is retried once. TCG_THREAD=single
 # for the regression-test mode.
 export TCG_THREAD=${TCG_THREAD:-multi}
+# The kbuild workload runs the host's gcc from a read-only 9p share of /usr.
+export BOOT_HOSTUSR=1
 
 img=$(bash "$REPO/scripts/build.sh") || exit 1
 initrd=$(bash "$REPO/scripts/initramfs.sh") || exit 1
@@ -33,24 +47,54 @@ ln -sfn "$stamp" "$WORK/bench/latest"
 	echo "kernel: $(uname -r) host, guest $(make -s -C "$(ksrc_dir)" O="$(build_dir)" kernelrelease 2>/dev/null)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1), -smp $SMP, tcg thread=$TCG_THREAD"
 	echo "rounds: $ROUNDS, seconds per workload: $secs"
-	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK"
+	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")${ONLY:+ ONLY=$ONLY}"
+	echo "compared: $scheds"
 } >"$out/host.txt"
 
-per_boot=$((secs * 6 + 60))
+# Guest time per boot, measured at 4 vCPUs: about 22 s per workload-second
+# plus boot and the kbuild job (replaced by the measured mean after a boot).
+per_boot=$((secs * 22 + 60))
 total=$((ROUNDS * 2))
+# A progress line per finished workload while a boot runs.
+# The caller creates the stop file when the boot is over: one last pass.
+watch_progress() {
+	local f=$1 name=$2 stop=$3 seen=0 last=0 n l
+	while :; do
+		[ -e "$stop" ] && last=1
+		n=$(grep -c '@@VDS-TEST-END' "$f" 2>/dev/null) || n=0
+		while [ "$seen" -lt "$n" ]; do
+			seen=$((seen + 1))
+			l=$(grep '@@VDS-TEST-END' "$f" | sed -n "${seen}p")
+			l=${l#@@VDS-TEST-END }
+			say "bench: $name: ${l%% *} done (${l##* }, $(echo "$l" | sed -n 's/.*\(rc=[0-9]*\).*/\1/p'))"
+		done
+		[ "$last" = 1 ] && return
+		sleep 2
+	done
+}
 done_boots=0
 t_start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do
-	for s in eevdf vds; do
+	for s in $scheds; do
 		cmd="vdsrun=bench vdsbenchsecs=$secs"
-		[ $s = eevdf ] && cmd="$cmd vds=off"
+		[ -n "$ONLY" ] && cmd="$cmd vdsonly=$ONLY"
+		case $s in
+		eevdf) cmd="$cmd vds=off" ;;
+		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
+		vds-nice19) cmd="$cmd vdsbadnice=19" ;;
+		esac
 		name=round$r-$s
 		load0=$(cut -d' ' -f1 /proc/loadavg)
 		el=$(($(date +%s) - t_start))
 		eta=$(( done_boots > 0 ? el * (total - done_boots) / done_boots : per_boot * total ))
 		say "bench: boot $((done_boots + 1))/$total ($name), about $((eta / 60))m$((eta % 60))s left"
 		for try in 1 2; do
+			rm -f "$RUNDIR/$name.watched"
+			watch_progress "$RUNDIR/$name.results" "$name" "$RUNDIR/$name.watched" &
+			wp=$!
 			bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "$cmd" $((per_boot * 3))
+			touch "$RUNDIR/$name.watched"
+			wait "$wp" 2>/dev/null
 			if grep -qE 'Oops|BUG:|Kernel panic' "$RUNDIR/$name.console"; then
 				say "bench: $name: the guest oopsed (see $RUNDIR/$name.console); retrying"
 				continue
@@ -75,6 +119,7 @@ for line in open(res, errors="replace"):
 json.dump(data, open(dst, "w"), indent=1)
 PY
 		for w in $(grep -vE '^[[:space:]]*(#|$)' "$REPO/bench/list" | awk '{print $1}'); do
+			[ -n "$ONLY" ] && ! echo ",$ONLY," | grep -q ",$w," && continue
 			grep -q "@@VDS-TEST-END $w rc=0" "$RUNDIR/$name.results" ||
 				say "bench: $name: $w did not finish"
 		done

@@ -49,6 +49,11 @@ acc=$(accel_opts)
 mem=${MEM:-2048}
 cmdline="console=ttyS0 panic=-1 vdssmp=$SMP $extra"
 rm -f "$RUNDIR/$name.console" "$RUNDIR/$name.results"
+# BOOT_HOSTUSR=1 (make bench): the host's /usr, read-only, for the guest's
+# kbuild-like benchmark (it runs the host's gcc in a chroot).
+hostusr=()
+[ "${BOOT_HOSTUSR:-0}" = 1 ] &&
+	hostusr=(-virtfs local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on,id=hostusr)
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 b0=$(busy) w0=$(date +%s%N)
 say "boot: $name: -smp $SMP ${acc%% -cpu*}, cmdline '$extra'"
@@ -58,6 +63,7 @@ timeout --foreground -k 5 "$tmo" qemu-system-x86_64 $acc -smp "$SMP" -m "$mem" \
 	-display none -monitor none -no-reboot \
 	-serial file:"$RUNDIR/$name.console" -serial file:"$RUNDIR/$name.results" \
 	-virtfs local,path="$RUNDIR/$name.share",mount_tag=vdsshare,security_model=none,id=vdsshare \
+	"${hostusr[@]}" \
 	>"$RUNDIR/$name.qemu" 2>&1
 rc=$?
 # Host CPU used by anything but this QEMU during the boot, in CPUs: a busy

@@ -22,6 +22,10 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
 run=$(arg vdsrun)
 out=/dev/ttyS1
 
+# make bench BAD=1: a deliberately bad slice length, set before anything runs.
+rr=$(arg vdsrr)
+[ -n "$rr" ] && [ -w /proc/sys/kernel/rr_interval ] && echo "$rr" >/proc/sys/kernel/rr_interval
+
 sched="EEVDF (mainline)"
 if [ -r /sys/kernel/debug/sched/vds/active ]; then
 	if [ "$(cat /sys/kernel/debug/sched/vds/active)" = 1 ]; then

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A schbench-like request server (our own code): 2 message threads, each
+ * handing requests to M worker threads (M = online CPUs). A message thread
+ * posts a request to every idle worker of its group (timestamp, futex
+ * wake) and sleeps until one of them completes. A worker, woken, records
+ * its wakeup latency (post to running), sleeps 100 us (a brief I/O wait),
+ * then does a small memory-bound computation (a pointer chase through its
+ * own 256 KiB table), records the request latency (post to done) and
+ * wakes its message thread.
+ *
+ * One JSON line: {"bench":"schbench","rps":..., "wake_*": wakeup latency
+ * stats, "req_*": request latency stats}   b_schbench [seconds]
+ */
+#include "bench.h"
+
+#define MSG_THREADS 2
+#define MAX_SAMPLES 65536
+#define TABLE_WORDS (256 * 1024 / sizeof(uint32_t))
+#define CHASE_STEPS 4000
+
+struct group;
+
+struct worker {
+	struct group *g;
+	_Atomic int req;
+	uint64_t posted;
+	uint64_t *wake, *reql;
+	long n;
+	uint32_t *table;
+} __attribute__((aligned(64)));
+
+struct group {
+	_Atomic int done;
+	int nw;
+	struct worker *w;
+} __attribute__((aligned(64)));
+
+static _Atomic int stop, measuring;
+static _Atomic long completed;
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	uint32_t x = 0, seed = (uint32_t)(uintptr_t)w;
+	struct timespec nap = { 0, 100000 };
+
+	/* A random cyclic permutation: every step is a dependent cache miss. */
+	w->table = malloc(TABLE_WORDS * sizeof(uint32_t));
+	for (uint32_t i = 0; i < TABLE_WORDS; i++)
+		w->table[i] = i;
+	for (uint32_t i = TABLE_WORDS - 1; i > 0; i--) {
+		uint32_t j, t;
+
+		seed = seed * 1103515245u + 12345u;
+		j = seed % i; /* Sattolo: one single cycle */
+		t = w->table[i];
+		w->table[i] = w->table[j];
+		w->table[j] = t;
+	}
+	for (;;) {
+		uint64_t t0, t1;
+
+		while (atomic_load(&w->req) == 0 && !atomic_load(&stop))
+			futex_wait(&w->req, 0);
+		if (atomic_load(&stop))
+			break;
+		t0 = now_ns();
+		nanosleep(&nap, NULL);
+		for (int s = 0; s < CHASE_STEPS; s++)
+			x = w->table[x];
+		t1 = now_ns();
+		if (atomic_load(&measuring) && w->n < MAX_SAMPLES) {
+			w->wake[w->n] = t0 - w->posted;
+			w->reql[w->n] = t1 - w->posted;
+			w->n++;
+			atomic_fetch_add(&completed, 1);
+		}
+		atomic_store(&w->req, 0);
+		atomic_fetch_add(&w->g->done, 1);
+		futex_wake(&w->g->done, 1);
+	}
+	return (void *)(uintptr_t)x;
+}
+
+static void *message_fn(void *arg)
+{
+	struct group *g = arg;
+
+	while (!atomic_load(&stop)) {
+		int gen = atomic_load(&g->done);
+
+		for (int i = 0; i < g->nw; i++) {
+			struct worker *w = &g->w[i];
+
+			if (atomic_load(&w->req) == 0) {
+				w->posted = now_ns();
+				atomic_store(&w->req, 1);
+				futex_wake(&w->req, 1);
+			}
+		}
+		futex_wait(&g->done, gen);
+	}
+	for (int i = 0; i < g->nw; i++) {
+		atomic_store(&g->w[i].req, 1);
+		futex_wake(&g->w[i].req, 1);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 10);
+	int m = ncpus_online(), nw = m;
+	static struct group grp[MSG_THREADS];
+	pthread_t mt[MSG_THREADS], *wt = calloc(MSG_THREADS * nw, sizeof(pthread_t));
+	uint64_t *wake, *reql, t0, t1;
+	long n = 0;
+
+	for (int g = 0; g < MSG_THREADS; g++) {
+		grp[g].nw = nw;
+		grp[g].w = aligned_alloc(64, nw * sizeof(struct worker));
+		memset(grp[g].w, 0, nw * sizeof(struct worker));
+		for (int i = 0; i < nw; i++) {
+			struct worker *w = &grp[g].w[i];
+
+			w->g = &grp[g];
+			w->wake = calloc(MAX_SAMPLES, sizeof(uint64_t));
+			w->reql = calloc(MAX_SAMPLES, sizeof(uint64_t));
+			pthread_create(&wt[g * nw + i], NULL, worker_fn, w);
+		}
+	}
+	sleep_ms(200);
+	for (int g = 0; g < MSG_THREADS; g++)
+		pthread_create(&mt[g], NULL, message_fn, &grp[g]);
+	sleep_ms(500); /* warm-up, not measured */
+	t0 = now_ns();
+	atomic_store(&measuring, 1);
+	sleep_ms(secs * 1000);
+	atomic_store(&measuring, 0);
+	t1 = now_ns();
+	atomic_store(&stop, 1);
+	/* Workers quit without completing: wake the message threads ourselves. */
+	for (int g = 0; g < MSG_THREADS; g++) {
+		atomic_fetch_add(&grp[g].done, 1);
+		futex_wake(&grp[g].done, 1);
+	}
+	for (int g = 0; g < MSG_THREADS; g++)
+		pthread_join(mt[g], NULL);
+	for (int i = 0; i < MSG_THREADS * nw; i++)
+		pthread_join(wt[i], NULL);
+	wake = calloc(MSG_THREADS * nw * (size_t)MAX_SAMPLES, sizeof(uint64_t));
+	reql = calloc(MSG_THREADS * nw * (size_t)MAX_SAMPLES, sizeof(uint64_t));
+	for (int g = 0; g < MSG_THREADS; g++)
+		for (int i = 0; i < nw; i++) {
+			memcpy(wake + n, grp[g].w[i].wake, grp[g].w[i].n * sizeof(uint64_t));
+			memcpy(reql + n, grp[g].w[i].reql, grp[g].w[i].n * sizeof(uint64_t));
+			n += grp[g].w[i].n;
+		}
+	printf("{\"bench\":\"schbench\",\"threads\":\"%dx%d\",\"rps_per_s\":%.0f", MSG_THREADS, nw,
+	       atomic_load(&completed) / ((t1 - t0) / 1e9));
+	print_stats("wake_", lat_stats(wake, n));
+	print_stats("req_", lat_stats(reql, n));
+	printf("}\n");
+	return 0;
+}
