@@ -270,7 +270,7 @@ static int count_all(int want)
 
 int main(void)
 {
-	pid_t late = -1, scx;
+	pid_t late = -1, scx, extra = -1;
 	char buf[64], buf2[64];
 	long seq0, seq;
 	int i, c;
@@ -427,14 +427,23 @@ int main(void)
 			sleep_ms(1000);
 			tap_ok(schedstat_run(ext_hog) > r0,
 			       "no BPF scheduler: the partial phase's SCHED_EXT task runs");
-			kill_wait(t);
+			extra = t;
 		}
 	}
 	c = count_all(0);
 	tap_ok(c == nhl + 1, "at the end %d of %d tasks have ext.enabled 0", c, nhl + 1);
 
+	/*
+	 * Kill everything before waiting for anything: a task starved below
+	 * the hogs (a SCHED_EXT task on the fair class) cannot die while they
+	 * run.
+	 */
 	for (i = 0; i < nhl; i++)
-		kill_wait(hl[i]);
-	kill_wait(sleeper);
+		kill(hl[i], SIGKILL);
+	kill(sleeper, SIGKILL);
+	if (extra > 0)
+		kill(extra, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
 	return tap_done();
 }
