@@ -5,7 +5,8 @@
 
 PKGS="quilt gcc make bc flex bison libelf-dev libssl-dev cpio ccache xz-utils
 qemu-system-x86 busybox-static rt-tests stress-ng schedtool trinity gnuplot-nox
-libc6-dev python3 kmod rsync patch dwarves dpkg-dev debhelper linux-config-6.12"
+libc6-dev python3 kmod rsync patch dwarves dpkg-dev debhelper linux-config-6.12
+clang-19 zlib1g-dev"
 
 missing=()
 for p in $PKGS; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Pack the guest initramfs: busybox, our static tests and benchmarks, and the
-# Debian tools (rt-tests, stress-ng, schedtool, trinity) with their libraries.
+# Debian tools (rt-tests, stress-ng, schedtool, trinity) and the tree's sched_ext
+# schedulers, with their libraries.
 # Prints the path of the cpio archive on stdout.
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +37,12 @@ copy_with_libs() {
 }
 for t in /usr/bin/hackbench /usr/bin/cyclictest /usr/bin/stress-ng /usr/bin/schedtool \
 	/usr/bin/trinity /bin/bash; do
+	copy_with_libs "$t"
+done
+# sched_ext: the kernel tree's own example schedulers (scx_simple, scx_qmap),
+# built against this kernel's BTF when it has CONFIG_SCHED_CLASS_EXT.
+scx_bins=$(bash "$REPO/scripts/scx.sh") || die "building the sched_ext schedulers failed"
+for t in $scx_bins; do
 	copy_with_libs "$t"
 done
 

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_ext next to VDS: load a real BPF scheduler (the kernel tree's own
+ * tools/sched_ext/scx_simple) while normal tasks run, and unload it again.
+ *
+ * - Before: CPU hogs and a periodic sleeper run on VDS (ext.enabled 0 in
+ *   /proc/<pid>/sched; VDS counts them in sched/vds/state). On a vds=off
+ *   boot they run on EEVDF (their se.vruntime advances).
+ * - scx_simple loaded (state "enabled", ops "simple", switch_all 1): every
+ *   task has ext.enabled 1, VDS holds no task at all (EEVDF: vruntime frozen),
+ *   and every task keeps running under the BPF scheduler. A task forked
+ *   meanwhile starts on sched_ext.
+ * - scx_simple stopped (SIGINT, state "disabled"): every task, the one forked
+ *   under sched_ext too, is back on VDS (EEVDF) and runs; scx_simple exited
+ *   because user space asked, not because the kernel's watchdog kicked it.
+ * - Three load/unload cycles (enable_seq counts them), to catch leaks/hangs.
+ * - Partial switch (scx_qmap -p): only a SCHED_EXT task goes to sched_ext,
+ *   the rest stay on VDS.
+ * - No BPF scheduler: sched_setscheduler(SCHED_EXT) succeeds and the task
+ *   runs (as in mainline, on the fair class).
+ */
+#include "tap.h"
+
+#ifndef SCHED_EXT
+#define SCHED_EXT 7
+#endif
+
+#define SCX "/sys/kernel/sched_ext"
+#define CYCLES 3
+#define WINDOW_MS 1500
+
+static int nhogs, vds_boot;
+static pid_t hogs[64];
+static pid_t sleeper;
+static volatile uint64_t *sleeper_loops;
+
+/* A numeric field of /proc/<pid>/sched ("ext.enabled", "se.vruntime"). */
+static double sched_field(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	double v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *c;
+
+		if (strncmp(line, key, kl) || (line[kl] != ' ' && line[kl] != ':'))
+			continue;
+		c = strchr(line, ':');
+		if (c)
+			v = strtod(c + 1, NULL);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+static int ext_enabled(pid_t pid)
+{
+	return (int)sched_field(pid, "ext.enabled");
+}
+
+/* VDS tasks on all CPUs, from /sys/kernel/debug/sched/vds/state. */
+static long vds_tasks(void)
+{
+	char buf[16384], *p;
+	long n = 0;
+
+	if (read_file("/sys/kernel/debug/sched/vds/state", buf, sizeof(buf)))
+		return -1;
+	for (p = strstr(buf, " nr_running "); p; p = strstr(p + 1, " nr_running "))
+		n += strtol(p + 12, NULL, 10);
+	return n;
+}
+
+static void scx_read(const char *file, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SCX "/%s", file);
+	if (read_file(path, buf, len))
+		snprintf(buf, len, "(unreadable)");
+}
+
+static int wait_state(const char *want, int timeout_ms)
+{
+	char buf[64];
+	uint64_t end = now_ns() + timeout_ms * 1000000ull;
+
+	do {
+		scx_read("state", buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			return 1;
+		sleep_ms(50);
+	} while (now_ns() < end);
+	return 0;
+}
+
+/* Start a scheduler from tools/sched_ext, its output in /tmp/<name>.log. */
+static pid_t start_scx(const char *name, const char *arg)
+{
+	char path[64], log[64];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/usr/bin/%s", name);
+	snprintf(log, sizeof(log), "/tmp/%s.log", name);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(path, name, arg, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* SIGINT, then wait up to 20 s: 1 if it exited with status 0. */
+static int stop_scx(pid_t pid)
+{
+	uint64_t end = now_ns() + 20000000000ull;
+	int st;
+
+	kill(pid, SIGINT);
+	while (now_ns() < end) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		sleep_ms(50);
+	}
+	diag("scx pid %d ignored SIGINT for 20 s, killing it", pid);
+	kill_wait(pid);
+	return 0;
+}
+
+static int log_has(const char *name, const char *what)
+{
+	char path[64], buf[16384];
+
+	snprintf(path, sizeof(path), "/tmp/%s.log", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return 0;
+	return strstr(buf, what) != NULL;
+}
+
+static void show_log(const char *name)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/tmp/%s.log", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return;
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		if (!strstr(l, "local=") && !strstr(l, "enq="))
+			diag("%s: %s", name, l);
+}
+
+static pid_t spawn_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			uint64_t end;
+
+			sleep_ms(5);
+			end = thread_cpu_ns() + 200000;
+			while (thread_cpu_ns() < end)
+				;
+			(*sleeper_loops)++;
+		}
+	}
+	return pid;
+}
+
+/* How many of the n tasks have ext.enabled == want. */
+static int count_ext(const pid_t *p, int n, int want)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += ext_enabled(p[i]) == want;
+	return c;
+}
+
+/*
+ * Every hog gets at least a tenth of an even share of the CPUs over the
+ * window (a starved task gets nothing), and the sleeper keeps waking up.
+ */
+static int all_progress(const pid_t *p, int n, const char *when)
+{
+	uint64_t r0[66], d, min = UINT64_MAX, fair, l0;
+
+	l0 = *sleeper_loops;
+	for (int i = 0; i < n; i++)
+		r0[i] = schedstat_run(p[i]);
+	sleep_ms(WINDOW_MS);
+	for (int i = 0; i < n; i++) {
+		d = schedstat_run(p[i]) - r0[i];
+		if (d < min)
+			min = d;
+	}
+	l0 = *sleeper_loops - l0;
+	fair = (uint64_t)WINDOW_MS * 1000000ull * ncpus_online() / (n > ncpus_online() ? n : ncpus_online());
+	return tap_ok(min >= fair / 10 && l0 > 0,
+		      "%s: each of %d hogs runs (least %llu ms >= %llu ms), the sleeper wakes (%llu times)",
+		      when, n, (unsigned long long)(min / 1000000),
+		      (unsigned long long)(fair / 10 / 1000000), (unsigned long long)l0);
+}
+
+/*
+ * Are the tasks on the normal class of this boot? VDS: VDS counts at
+ * least the runnable ones. EEVDF: every task's se.vruntime advances.
+ * want 0: none is (VDS holds no task; no vruntime moves).
+ */
+static int on_normal_class(const pid_t *p, int n, int want, const char *when)
+{
+	if (vds_boot) {
+		long v = -1;
+		int i, ok = 0;
+
+		/* a few reads: a task may be between classes for an instant */
+		for (i = 0; i < 20 && !ok; i++) {
+			v = vds_tasks();
+			ok = want ? v >= n : v == 0;
+			if (!ok)
+				sleep_ms(50);
+		}
+		return tap_ok(ok, "%s: VDS holds %ld tasks (%s %d)", when, v,
+			      want ? "at least" : "expected", want ? n : 0);
+	} else {
+		double v0[64];
+		int i, moved = 0;
+
+		for (i = 0; i < n; i++)
+			v0[i] = sched_field(p[i], "se.vruntime");
+		sleep_ms(300);
+		for (i = 0; i < n; i++)
+			moved += sched_field(p[i], "se.vruntime") != v0[i];
+		return tap_ok(want ? moved == n : moved == 0,
+			      "%s: se.vruntime advanced for %d of %d tasks (EEVDF %s them)",
+			      when, moved, n, want ? "runs" : "does not run");
+	}
+}
+
+static int set_policy(pid_t pid, int policy)
+{
+	struct sched_param sp = { 0 };
+
+	return sched_setscheduler(pid, policy, &sp);
+}
+
+static pid_t hl[66];	/* the hogs, and the task forked under scx_simple */
+static int nhl;
+
+/* How many of the hogs and the sleeper have ext.enabled == want. */
+static int count_all(int want)
+{
+	return count_ext(hl, nhl, want) + (ext_enabled(sleeper) == want);
+}
+
+int main(void)
+{
+	pid_t late = -1, scx, extra = -1;
+	char buf[64], buf2[64];
+	long seq0, seq;
+	int i, c;
+
+	tap_plan(5 + CYCLES * 10 + 1 + 8 + 3 + 1);
+	if (access(SCX "/state", R_OK) || access("/usr/bin/scx_simple", X_OK) ||
+	    access("/usr/bin/scx_qmap", X_OK)) {
+		tap_ok(0, "the kernel has sched_ext (%s) and the initramfs scx_simple, scx_qmap", SCX);
+		return tap_done();
+	}
+	tap_ok(1, "the kernel has sched_ext and the initramfs scx_simple, scx_qmap");
+	vds_boot = vds_active();
+	diag("normal tasks run on %s", vds_boot ? "VDS" : "EEVDF (vds=off)");
+	scx_read("state", buf, sizeof(buf));
+	tap_ok(!strcmp(buf, "disabled"), "no BPF scheduler at the start (state %s)", buf);
+	seq0 = read_long(SCX "/enable_seq", -1);
+
+	sleeper_loops = shared_mem(4096);
+	nhogs = ncpus_online() + 1;
+	for (i = 0; i < nhogs; i++)
+		hogs[i] = hl[i] = spawn_hog(-1, 0);
+	nhl = nhogs;
+	sleeper = spawn_sleeper();
+	sleep_ms(500);
+
+	c = count_all(0);
+	tap_ok(c == nhl + 1, "before: %d of %d tasks have ext.enabled 0", c, nhl + 1);
+	on_normal_class(hl, nhl, 1, "before");
+	all_progress(hl, nhl, "before");
+
+	for (int cy = 1; cy <= CYCLES; cy++) {
+		char when[64];
+		int ok;
+
+		scx = start_scx("scx_simple", NULL);
+		ok = wait_state("enabled", 30000);
+		scx_read("root/ops", buf, sizeof(buf));
+		scx_read("switch_all", buf2, sizeof(buf2));
+		tap_ok(ok && !strcmp(buf, "simple") && !strcmp(buf2, "1"),
+		       "cycle %d: scx_simple loads (state %s, ops %s, switch_all %s)",
+		       cy, ok ? "enabled" : "not enabled", buf, buf2);
+		if (!ok) {
+			show_log("scx_simple");
+			kill_wait(scx);
+			break;
+		}
+		snprintf(when, sizeof(when), "cycle %d, scx_simple", cy);
+		c = count_all(1);
+		tap_ok(c == nhl + 1, "%s: %d of %d tasks have ext.enabled 1", when, c, nhl + 1);
+		on_normal_class(hl, nhl, 0, when);
+		all_progress(hl, nhl, when);
+		if (cy == 1) {
+			late = hl[nhl++] = spawn_hog(-1, 0);
+			sleep_ms(200);
+			tap_ok(ext_enabled(late) == 1,
+			       "a task forked under scx_simple starts on sched_ext (ext.enabled %d)",
+			       ext_enabled(late));
+		} else {
+			tap_ok(ext_enabled(late) == 1, "%s: the late task is on sched_ext", when);
+		}
+
+		ok = stop_scx(scx);
+		tap_ok(ok, "cycle %d: scx_simple exits 0 on SIGINT", cy);
+		ok = wait_state("disabled", 20000);
+		scx_read("state", buf, sizeof(buf));
+		tap_ok(ok && log_has("scx_simple", "unregistered from user space"),
+		       "cycle %d: unloaded (state %s), because user space asked", cy, buf);
+		if (!log_has("scx_simple", "unregistered from user space"))
+			show_log("scx_simple");
+		snprintf(when, sizeof(when), "cycle %d, after", cy);
+		c = count_all(0);
+		tap_ok(c == nhl + 1, "%s: %d of %d tasks are back (ext.enabled 0), the late one too (%d)",
+		       when, c, nhl + 1, ext_enabled(late));
+		on_normal_class(hl, nhl, 1, when);
+		all_progress(hl, nhl, when);
+	}
+	seq = read_long(SCX "/enable_seq", -1);
+	tap_ok(seq - seq0 == CYCLES, "enable_seq counted %ld loads (expected %d)", seq - seq0, CYCLES);
+
+	/*
+	 * Partial switch: scx_qmap -p takes only SCHED_EXT tasks. Leave CPUs
+	 * for the sched_ext task: the ext class ranks below VDS and fair, so
+	 * with every CPU busy it would starve (in mainline too) and qmap's
+	 * 5 s watchdog would kick the scheduler. Hogs 0..k-1 keep running,
+	 * hog k-1 becomes SCHED_EXT.
+	 */
+	{
+		int k = ncpus_online() - 2 < 1 ? 1 : ncpus_online() - 2;
+		pid_t ext_hog = hogs[k - 1];
+		int ok, others;
+
+		for (i = k; i < nhl; i++)
+			kill(hl[i], SIGSTOP);
+		scx = start_scx("scx_qmap", "-p");
+		ok = wait_state("enabled", 30000);
+		scx_read("root/ops", buf, sizeof(buf));
+		scx_read("switch_all", buf2, sizeof(buf2));
+		tap_ok(ok && !strcmp(buf, "qmap") && !strcmp(buf2, "0"),
+		       "scx_qmap -p loads (state %s, ops %s, switch_all %s)",
+		       ok ? "enabled" : "not enabled", buf, buf2);
+		if (!ok)
+			show_log("scx_qmap");
+		c = count_all(1);
+		tap_ok(ok && c == 0, "partial: no SCHED_NORMAL task moved to sched_ext (%d did)", c);
+		tap_ok(set_policy(ext_hog, SCHED_EXT) == 0 && sched_getscheduler(ext_hog) == SCHED_EXT,
+		       "partial: sched_setscheduler(SCHED_EXT) succeeds");
+		sleep_ms(200);
+		others = count_ext(hogs, k - 1, 0) + (ext_enabled(sleeper) == 0);
+		tap_ok(ext_enabled(ext_hog) == 1 && others == k,
+		       "partial: the SCHED_EXT task is on sched_ext (%d), %d of %d others are not",
+		       ext_enabled(ext_hog), others, k);
+		if (vds_boot) {
+			long v = vds_tasks();
+
+			tap_ok(v >= k - 1, "partial: VDS still holds the other hogs (%ld >= %d)", v, k - 1);
+		} else {
+			on_normal_class(hogs, k - 1, 1, "partial");
+		}
+		all_progress(hogs, k, "partial, scx_qmap -p");
+		ok = stop_scx(scx) && wait_state("disabled", 20000);
+		tap_ok(ok && log_has("scx_qmap", "unregistered from user space"),
+		       "partial: scx_qmap unloads because user space asked");
+		if (!log_has("scx_qmap", "unregistered from user space"))
+			show_log("scx_qmap");
+		tap_ok(ext_enabled(ext_hog) == 0 && sched_getscheduler(ext_hog) == SCHED_EXT,
+		       "partial: the SCHED_EXT task left sched_ext and keeps its policy (ext.enabled %d)",
+		       ext_enabled(ext_hog));
+		for (i = k; i < nhl; i++)
+			kill(hl[i], SIGCONT);
+
+		/*
+		 * No BPF scheduler: a SCHED_EXT task runs on the fair class, as
+		 * in mainline. A fresh one, with all the VDS hogs running.
+		 */
+		{
+			pid_t t = spawn_hog(-1, 0);
+			uint64_t r0, r1, h0, h1;
+
+			sleep_ms(100);
+			tap_ok(set_policy(t, SCHED_EXT) == 0 && sched_getscheduler(t) == SCHED_EXT,
+			       "no BPF scheduler: sched_setscheduler(SCHED_EXT) succeeds");
+			r0 = schedstat_run(t);
+			h0 = schedstat_run(hogs[0]);
+			sleep_ms(3000);
+			r1 = schedstat_run(t) - r0;
+			h1 = schedstat_run(hogs[0]) - h0;
+			diag("no BPF scheduler: in 3 s the SCHED_EXT task ran %llu ms, a SCHED_NORMAL hog %llu ms; "
+			     "VDS holds %ld tasks", (unsigned long long)(r1 / 1000000),
+			     (unsigned long long)(h1 / 1000000), vds_tasks());
+			tap_ok(ext_enabled(t) == 0 && r1 > 0,
+			       "no BPF scheduler: the SCHED_EXT task is not on sched_ext and runs (%llu ms)",
+			       (unsigned long long)(r1 / 1000000));
+			r0 = schedstat_run(ext_hog);
+			sleep_ms(1000);
+			tap_ok(schedstat_run(ext_hog) > r0,
+			       "no BPF scheduler: the partial phase's SCHED_EXT task runs");
+			extra = t;
+		}
+	}
+	c = count_all(0);
+	tap_ok(c == nhl + 1, "at the end %d of %d tasks have ext.enabled 0", c, nhl + 1);
+
+	/*
+	 * Kill everything before waiting for anything: a task starved below
+	 * the hogs (a SCHED_EXT task on the fair class) cannot die while they
+	 * run.
+	 */
+	for (i = 0; i < nhl; i++)
+		kill(hl[i], SIGKILL);
+	kill(sleeper, SIGKILL);
+	if (extra > 0)
+		kill(extra, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	return tap_done();
+}
