@@ -114,4 +114,4 @@ fi
 
 # make KSRC=<tree> (tree.sh) sees the series as already applied.
 series_stamp >"$tree/.vds-series"
-say "apply: done. Next: configure with configs/desktop.config (see README, 'Build a kernel for your machine')"
+say "apply: done. Next: 'make deb KSRC=$tree', or configure with configs/desktop.config (README, 'From this repository to your desktop')"
