@@ -11,6 +11,7 @@ mkdir -p "$out"
 frags=("$REPO/configs/qemu.config")
 [ "$DEBUG" = 1 ] || [ "$KASAN" = 1 ] && frags+=("$REPO/configs/debug.config")
 [ "$KASAN" = 1 ] && frags+=("$REPO/configs/kasan.config")
+[ "$EXT" = 1 ] && frags+=("$REPO/configs/ext.config")
 
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
 # Hash paths relative to the work folder: another checkout's work folder

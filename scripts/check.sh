@@ -28,17 +28,22 @@ if [ "$mode" = show ]; then
 fi
 
 # Tests expected on a boot: those of tests/list for "any" and, on VDS, "vds".
+# Tests flagged "ext" (4th column) need a kernel with sched_ext (EXT=1).
+has_ext=0
+grep -q '^CONFIG_SCHED_CLASS_EXT=y' "$(build_dir)/.config" && has_ext=1
 expected() {
-	awk -v m="$1" -v only="${ONLY:-}" '
+	awk -v m="$1" -v only="${ONLY:-}" -v ext="$has_ext" '
 		/^[[:space:]]*(#|$)/ { next }
+		$4 == "ext" && ext != 1 { next }
 		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { printf "%s%s", s, $1; s = "," }
 	' "$REPO/tests/list"
 }
 # Hard timeout of a boot: the timeouts of the tests it runs, plus boot time;
 # a soak test (4th column "soak") runs SOAK minutes longer.
 budget() {
-	awk -v m="$1" -v only="$2" -v soak="$SOAK" '
+	awk -v m="$1" -v only="$2" -v soak="$SOAK" -v ext="$has_ext" '
 		/^[[:space:]]*(#|$)/ { next }
+		$4 == "ext" && ext != 1 { next }
 		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) {
 			t += $2
 			if ($4 == "soak" && soak > 0) t += soak * 60 + 30

@@ -68,6 +68,8 @@ check | bench)
 		if [ -n "$only" ]; then
 			echo ",$only," | grep -q ",$name," || continue
 		fi
+		# "ext" tests need a kernel with sched_ext (make check EXT=1).
+		[ "$flags" = ext ] && [ ! -d /sys/kernel/sched_ext ] && continue
 		# SOAK=minutes (make check SOAK=30) lengthens the soak tests.
 		[ "$flags" = soak ] && [ "${soak:-0}" -gt 0 ] && tmo=$((tmo + soak * 60 + 30))
 		echo "@@VDS-TEST-BEGIN $name" >$out

@@ -13,6 +13,7 @@ KVER_PIN=${KVER_PIN:-6.12.117-1~deb12u1}
 SMP=${SMP:-4}
 DEBUG=${DEBUG:-0}
 KASAN=${KASAN:-0}
+EXT=${EXT:-0}
 SOAK=${SOAK:-0}
 export QUILT_PATCHES=$REPO/patches
 export QUILT_SERIES=$REPO/series
@@ -42,6 +43,7 @@ check_knobs() {
 	[ "$SMP" -ge 1 ] && [ "$SMP" -le 64 ] || die "SMP=$SMP is out of range (use 1..64)"
 	case "$DEBUG" in 0 | 1) ;; *) die "DEBUG='$DEBUG' must be 0 or 1" ;; esac
 	case "$KASAN" in 0 | 1) ;; *) die "KASAN='$KASAN' must be 0 or 1" ;; esac
+	case "$EXT" in 0 | 1) ;; *) die "EXT='$EXT' must be 0 or 1" ;; esac
 	case "$SOAK" in
 	'' | *[!0-9]*) die "SOAK='$SOAK' is not a number of minutes (use 0..1440)" ;;
 	esac
@@ -76,6 +78,7 @@ build_dir() {
 	local tag=""
 	# A user's tree gets its own build folders, so the two never mix.
 	[ -n "${KSRC:-}" ] && tag=-$(echo "$KSRC" | md5sum | cut -c1-8)
+	[ "$EXT" = 1 ] && tag=-ext$tag
 	echo "$KWORK/build/$(flavour)$tag"
 }
 

@@ -20,7 +20,7 @@ grep -q '^CONFIG_SCHED_CLASS_EXT=y' "$kout/.config" 2>/dev/null || exit 0
 CLANG=${CLANG:-clang-19}
 command -v "$CLANG" >/dev/null || die "$CLANG is missing; run 'make deps'"
 
-out=$WORK/scx/$(flavour)
+out=$WORK/scx/$(basename "$kout")
 mkdir -p "$out"
 objcopy -O binary --only-section=.BTF "$kout/vmlinux" "$out/vmlinux.btf.new" ||
 	die "cannot extract the BTF of $kout/vmlinux"
