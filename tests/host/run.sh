@@ -31,6 +31,7 @@ expect_fail() {
 
 # The prepared tree (for the apply.sh tests), before WORK points elsewhere.
 src=$(cd "$REPO" && . scripts/lib.sh && ksrc_dir)
+stamp=$(cd "$REPO" && . scripts/lib.sh && series_stamp)
 export WORK=$T/work
 expect_fail "SMP=0 is refused" "SMP=0 is out of range" env SMP=0 bash "$REPO/scripts/build.sh"
 expect_fail "SMP=abc is refused" "SMP='abc' is not a number" env SMP=abc bash "$REPO/scripts/build.sh"
@@ -55,7 +56,7 @@ ok $? "refused runs leave nothing half-done behind"
 
 # scripts/apply.sh on a scratch tree holding only what it needs: the
 # unpatched files the series touches (quilt keeps them under .pc/).
-if [ -f "$src/.pc/applied-patches" ]; then
+if [ -f "$src/.pc/applied-patches" ] && [ "$(cat "$src/.vds-series" 2>/dev/null)" = "$stamp" ]; then
 	pt=$T/pristine
 	mkdir -p "$pt/scripts/kconfig"
 	cp "$src/Makefile" "$pt/"
@@ -93,7 +94,7 @@ if [ -f "$src/.pc/applied-patches" ]; then
 	python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" "$REPO/series" >/dev/null
 	ok $? "every hunk of the series matches exactly one place"
 else
-	echo "# apply.sh tests need the prepared tree ($src): run 'make tree' first" >&2
+	echo "# apply.sh tests need the tree prepared for this series ($src): run 'make tree' first" >&2
 fi
 
 # The verdict: a clean log passes, each kind of kernel report fails.
