@@ -33,7 +33,7 @@ int main(void)
 {
 	int m = ncpus_online(), i, nh = 2 * m;
 	pid_t hogs[128];
-	uint64_t l6, l2h, l20h, l2, l20, p50, floor;
+	uint64_t l6, l2h, l20h, l2, l20, p50, floor, floor50;
 	cpu_set_t all;
 
 	tap_plan(2);
@@ -49,8 +49,8 @@ int main(void)
 		hogs[i] = spawn_hog(1 + i % (m - 1), 0);
 	sleep_ms(300);
 	set_rr(6);
-	floor = periodic(500, 600, &p50);
-	diag("floor (no competition on its CPU): p50 %.3f ms, p99 %.3f ms", p50 / 1e6, floor / 1e6);
+	floor = periodic(500, 600, &floor50);
+	diag("floor (no competition on its CPU): p50 %.3f ms, p99 %.3f ms", floor50 / 1e6, floor / 1e6);
 	for (i = 0; i < nh; i++)
 		kill_wait(hogs[i]);
 	sched_setaffinity(0, sizeof(all), &all);
@@ -74,9 +74,13 @@ int main(void)
 	for (i = 0; i < nh; i++)
 		kill_wait(hogs[i]);
 
-	tap_ok(l6 < floor + 2 * 6000000ull,
-	       "light periodic task among %d hogs: p99 %.3f ms < floor %.3f ms + 2 x rr_interval (12 ms)",
-	       nh, l6 / 1e6, floor / 1e6);
+	/*
+	 * Among hogs the wakeup also has to preempt one: one more emulator
+	 * round trip, the floor's typical (p50) cost, on top of its p99.
+	 */
+	tap_ok(l6 < floor + floor50 + 2 * 6000000ull,
+	       "light periodic task among %d hogs: p99 %.3f ms < floor p99 %.3f + p50 %.3f ms + 2 x rr_interval (12 ms)",
+	       nh, l6 / 1e6, floor / 1e6, floor50 / 1e6);
 	tap_ok(l2 < l20, "light periodic task: p99 with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
 	       l2 / 1e6, l20 / 1e6);
 	return tap_done();
