@@ -38,6 +38,14 @@ if [ -d .pc ] && [ -n "$(quilt applied 2>/dev/null)" ]; then
 	# An older series is applied. Take it off from the saved backups;
 	# quilt refuses if the tree has edits that were never refreshed.
 	say "tree: series changed, removing the previously applied patches"
+	# Pop with the patch files that were pushed (a snapshot kept in the
+	# tree): after a git pull the ones in patches/ differ, and quilt would
+	# take that for unrefreshed edits. quilt reads its patches folder from
+	# .pc once .pc exists, so point .pc there.
+	if [ -f .vds-applied/series ]; then
+		echo "$src/.vds-applied" >.pc/.quilt_patches
+		echo "$src/.vds-applied/series" >.pc/.quilt_series
+	fi
 	if ! out=$(quilt pop -a -q 2>&1); then
 		echo "$out" >&2
 		die "the tree at $src has changes that are not in patches/ ('quilt refresh' them, or 'make tree-reset' to discard)"
@@ -46,6 +54,8 @@ elif [ -n "${KSRC:-}" ] && [ ! -d .pc ] && grep -rqs 'CONFIG_SCHED_VDS' kernel/s
 	die "KSRC=$KSRC already carries VDS changes that quilt does not know about; use a clean 6.12 tree"
 fi
 rm -f .vds-series
+# Nothing applied: a fresh .pc takes QUILT_PATCHES/QUILT_SERIES from lib.sh.
+[ -d .pc ] && [ ! -s .pc/applied-patches ] && rm -rf .pc
 
 n=$(grep -cvE '^[[:space:]]*(#|$)' "$REPO/series" || true)
 say "tree: applying $n patches from series to $src"
@@ -57,5 +67,9 @@ while read -r p _; do
 		die "patch $p does not apply to $src (quilt says above); the tree was left unpatched"
 	fi
 done <"$REPO/series"
+rm -rf .vds-applied
+mkdir -p .vds-applied
+grep -vE '^[[:space:]]*(#|$)' "$REPO/series" | awk '{print $1}' >.vds-applied/series
+while read -r p; do cp "$REPO/patches/$p" .vds-applied/; done <.vds-applied/series
 echo "$want" >.vds-series
 say "tree: ready ($(quilt applied 2>/dev/null | wc -l) patches applied)"
