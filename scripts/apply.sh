@@ -92,6 +92,7 @@ if command -v quilt >/dev/null && [ ! -d "$tree/.pc" ]; then
 		echo "$out" | sed 's/^/vds:   /' >&2
 		die "quilt push failed although the scratch run passed; the tree was restored"
 	fi
+	save_applied_series "$tree"
 	cat >&2 <<EOF
 vds: applied with quilt. To work on the patches in that tree, set
 vds:   export QUILT_PATCHES=$REPO/patches QUILT_SERIES=$REPO/series

@@ -167,3 +167,15 @@ run_logged() {
 		die "$what failed (log: $log)"
 	fi
 }
+
+# save_applied_series TREE: keep a copy of the series just pushed in
+# TREE/.vds-applied, so tree.sh can pop it after patches/ changed.
+save_applied_series() {
+	local t=$1 p
+	rm -rf "$t/.vds-applied"
+	mkdir -p "$t/.vds-applied"
+	grep -vE '^[[:space:]]*(#|$)' "$REPO/series" | awk '{print $1}' >"$t/.vds-applied/series"
+	while read -r p; do
+		cp "$REPO/patches/$p" "$t/.vds-applied/"
+	done <"$t/.vds-applied/series"
+}

@@ -67,9 +67,6 @@ while read -r p _; do
 		die "patch $p does not apply to $src (quilt says above); the tree was left unpatched"
 	fi
 done <"$REPO/series"
-rm -rf .vds-applied
-mkdir -p .vds-applied
-grep -vE '^[[:space:]]*(#|$)' "$REPO/series" | awk '{print $1}' >.vds-applied/series
-while read -r p; do cp "$REPO/patches/$p" .vds-applied/; done <.vds-applied/series
+save_applied_series "$src"
 echo "$want" >.vds-series
 say "tree: ready ($(quilt applied 2>/dev/null | wc -l) patches applied)"
