@@ -14,12 +14,6 @@ frags=("$REPO/configs/qemu.config")
 [ "$EXT" = 1 ] && frags+=("$REPO/configs/ext.config")
 
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
-# Hash paths relative to the work folder: another checkout's work folder
-# (a second clone, a CI run) then reuses the same cache entries.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KWORK}
-kmake() {
-	make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
-}
 
 # Configure when the fragments or the series changed.
 cfgstamp=$( (cat "${frags[@]}"; series_stamp; echo "$src") | md5sum | cut -d' ' -f1)

@@ -19,8 +19,7 @@ esac
 [ "$mode" = deb-check ] && BASE=distro
 
 src=$(ksrc_dir)
-tag=""
-[ -n "${KSRC:-}" ] && tag=-$(echo "$KSRC" | md5sum | cut -c1-8)
+tag=$(ksrc_tag)
 if [ "$mode" = deb ]; then
 	top=$KWORK/deb/$BASE$tag # the packages land here, next to build/
 	out=$top/build
@@ -30,10 +29,6 @@ fi
 mkdir -p "$out"
 kwork_lock
 frag=$REPO/configs/desktop.config
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KWORK}
-kmake() {
-	make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
-}
 
 base=$out/base.config
 case "$BASE" in
@@ -52,8 +47,10 @@ running)
 	fi
 	;;
 defconfig)
-	kmake -s defconfig >"$out/config.log" 2>&1 || die "make defconfig failed (log: $out/config.log)"
-	cp "$out/.config" "$base.new"
+	# In its own folder: over $out/.config it would undo the merged fragment.
+	(out=$out/defconfig-base kmake -s defconfig) >"$out/config.log" 2>&1 ||
+		die "make defconfig failed (log: $out/config.log)"
+	cp "$out/defconfig-base/.config" "$base.new"
 	;;
 esac
 mv "$base.new" "$base"

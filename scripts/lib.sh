@@ -74,10 +74,22 @@ flavour() {
 	fi
 }
 
+# A user's tree gets its own build folders, so the two never mix.
+ksrc_tag() {
+	[ -z "${KSRC:-}" ] || echo "-$(echo "$KSRC" | md5sum | cut -c1-8)"
+}
+
+# kmake ARGS: make in the tree $src with output in $out (both set by the
+# caller), with ccache; paths hash relative to KWORK so another checkout's
+# work folder reuses the cache entries.
+kmake() {
+	CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KWORK} \
+		make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+
 build_dir() {
-	local tag=""
-	# A user's tree gets its own build folders, so the two never mix.
-	[ -n "${KSRC:-}" ] && tag=-$(echo "$KSRC" | md5sum | cut -c1-8)
+	local tag
+	tag=$(ksrc_tag)
 	[ "$EXT" = 1 ] && tag=-ext$tag
 	echo "$KWORK/build/$(flavour)$tag"
 }
