@@ -20,6 +20,7 @@
  *   runs (as in mainline, on the fair class).
  */
 #include "tap.h"
+#include <dirent.h>
 
 #ifndef SCHED_EXT
 #define SCHED_EXT 7
@@ -101,6 +102,106 @@ static int wait_state(const char *want, int timeout_ms)
 	return 0;
 }
 
+/*
+ * A watchdog at SCHED_FIFO: if a load or unload leaves normal tasks without
+ * CPU (this test among them), it still runs. It reports what it sees (the
+ * test's own TAP output cannot), asks the kernel for the blocked tasks and
+ * every CPU's state (sysrq w, l and the scheduler's debug file into the
+ * console log) and powers the guest off so that the boot ends at once.
+ */
+struct watch {
+	volatile uint64_t deadline;	/* 0: disarmed */
+	char what[96];
+};
+static struct watch *watch;
+static pid_t watch_pid;
+
+static void watch_dump_task(pid_t pid)
+{
+	char path[64], buf[2048], *l;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)))
+		return;
+	diag("watchdog: %.120s", buf);
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	if (read_file(path, buf, sizeof(buf)))
+		return;
+	for (l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		diag("watchdog:   %s", l);
+}
+
+static void watch_fire(void)
+{
+	char buf[65536], path[300];
+	struct dirent *d;
+	DIR *dir;
+
+	diag("watchdog: %s did not finish in time; the tasks not running:", watch->what);
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		char st[512], *c;
+		pid_t pid = atoi(d->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if (read_file(path, st, sizeof(st)))
+			continue;
+		c = strrchr(st, ')');
+		/* Runnable (R) or blocked (D) and not us. */
+		if (c && (c[2] == 'R' || c[2] == 'D') && pid != getpid())
+			watch_dump_task(pid);
+	}
+	if (dir)
+		closedir(dir);
+	if (!read_file("/sys/kernel/debug/sched/vds/state", buf, sizeof(buf)))
+		diag("watchdog: vds/state: %.2000s", buf);
+	write_file("/proc/sysrq-trigger", "w");
+	write_file("/proc/sysrq-trigger", "l");
+	tap_ok(0, "%s completes (the watchdog powers the guest off)", watch->what);
+	fflush(stdout);
+	sleep_ms(2000);
+	write_file("/proc/sysrq-trigger", "o");
+}
+
+static void watch_start(void)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+
+	watch = shared_mem(sizeof(*watch));
+	watch_pid = fork();
+	if (watch_pid == 0) {
+		sched_setscheduler(0, SCHED_FIFO, &sp);
+		for (;;) {
+			uint64_t dl = watch->deadline;
+
+			if (getppid() == 1)
+				_exit(0);
+			if (dl && now_ns() > dl) {
+				watch_fire();
+				_exit(1);
+			}
+			sleep_ms(100);
+		}
+	}
+}
+
+static void watch_arm(int secs, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(watch->what, sizeof(watch->what), fmt, ap);
+	va_end(ap);
+	watch->deadline = now_ns() + secs * 1000000000ull;
+}
+
+static void watch_disarm(void)
+{
+	watch->deadline = 0;
+}
+
 /* Start a scheduler from tools/sched_ext, its output in /tmp/<name>.log. */
 static pid_t start_scx(const char *name, const char *arg)
 {
@@ -121,6 +222,22 @@ static pid_t start_scx(const char *name, const char *arg)
 		_exit(127);
 	}
 	return pid;
+}
+
+/* CPU time (user + system) a process used so far, in ms. */
+static long proc_cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024], *c;
+	unsigned long ut, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	c = strrchr(buf, ')');
+	if (!c || sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		return -1;
+	return (long)((ut + st) * 1000 / sysconf(_SC_CLK_TCK));
 }
 
 /* SIGINT, then wait up to 20 s: 1 if it exited with status 0. */
@@ -282,6 +399,7 @@ int main(void)
 		return tap_done();
 	}
 	tap_ok(1, "the kernel has sched_ext and the initramfs scx_simple, scx_qmap");
+	watch_start();
 	vds_boot = vds_active();
 	diag("normal tasks run on %s", vds_boot ? "VDS" : "EEVDF (vds=off)");
 	scx_read("state", buf, sizeof(buf));
@@ -303,10 +421,17 @@ int main(void)
 
 	for (int cy = 1; cy <= CYCLES; cy++) {
 		char when[64];
+		uint64_t t0;
 		int ok;
 
+		watch_arm(120, "cycle %d: loading scx_simple", cy);
+		t0 = now_ns();
 		scx = start_scx("scx_simple", NULL);
-		ok = wait_state("enabled", 30000);
+		ok = wait_state("enabled", 90000);
+		watch_disarm();
+		diag("cycle %d: scx_simple %s after %llu ms, %ld ms of CPU its own", cy,
+		     ok ? "enabled" : "not enabled", (unsigned long long)((now_ns() - t0) / 1000000),
+		     proc_cpu_ms(scx));
 		scx_read("root/ops", buf, sizeof(buf));
 		scx_read("switch_all", buf2, sizeof(buf2));
 		tap_ok(ok && !strcmp(buf, "simple") && !strcmp(buf2, "1"),
@@ -332,9 +457,13 @@ int main(void)
 			tap_ok(ext_enabled(late) == 1, "%s: the late task is on sched_ext", when);
 		}
 
+		watch_arm(60, "cycle %d: unloading scx_simple", cy);
+		t0 = now_ns();
 		ok = stop_scx(scx);
 		tap_ok(ok, "cycle %d: scx_simple exits 0 on SIGINT", cy);
 		ok = wait_state("disabled", 20000);
+		watch_disarm();
+		diag("cycle %d: unloaded in %llu ms", cy, (unsigned long long)((now_ns() - t0) / 1000000));
 		scx_read("state", buf, sizeof(buf));
 		tap_ok(ok && log_has("scx_simple", "unregistered from user space"),
 		       "cycle %d: unloaded (state %s), because user space asked", cy, buf);
@@ -364,8 +493,10 @@ int main(void)
 
 		for (i = k; i < nhl; i++)
 			kill(hl[i], SIGSTOP);
+		watch_arm(120, "partial: loading scx_qmap -p");
 		scx = start_scx("scx_qmap", "-p");
-		ok = wait_state("enabled", 30000);
+		ok = wait_state("enabled", 90000);
+		watch_disarm();
 		scx_read("root/ops", buf, sizeof(buf));
 		scx_read("switch_all", buf2, sizeof(buf2));
 		tap_ok(ok && !strcmp(buf, "qmap") && !strcmp(buf2, "0"),
@@ -390,7 +521,9 @@ int main(void)
 			on_normal_class(hogs, k - 1, 1, "partial");
 		}
 		all_progress(hogs, k, "partial, scx_qmap -p");
+		watch_arm(60, "partial: unloading scx_qmap");
 		ok = stop_scx(scx) && wait_state("disabled", 20000);
+		watch_disarm();
 		tap_ok(ok && log_has("scx_qmap", "unregistered from user space"),
 		       "partial: scx_qmap unloads because user space asked");
 		if (!log_has("scx_qmap", "unregistered from user space"))
@@ -441,6 +574,7 @@ int main(void)
 	for (i = 0; i < nhl; i++)
 		kill(hl[i], SIGKILL);
 	kill(sleeper, SIGKILL);
+	kill(watch_pid, SIGKILL);
 	if (extra > 0)
 		kill(extra, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0)
