@@ -332,11 +332,13 @@ static int cmp_u64(const void *a, const void *b)
 /*
  * A periodic task: wake every 5 ms (absolute timer), burn work_us of CPU,
  * n times. Returns the p99 wakeup latency in ns (target to running), the
- * median in *p50.
+ * median in *p50; periodic_lat[] holds all n, sorted.
  */
+static uint64_t periodic_lat[4096];
+
 static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
 {
-	static uint64_t lat[4096];
+	uint64_t *lat = periodic_lat;
 	struct timespec ts;
 	uint64_t next;
 	int i;

@@ -11,7 +11,11 @@
  *
  * Right after it starts a fresh slice, even the light task's deadline is
  * no earlier than a hog's, so it may wait for up to one running slice:
- * its p99 latency must be lower with rr_interval=2 than with 20. A task
+ * its p99 latency must be lower with rr_interval=2 than with 20. Whether
+ * such a wait shows depends on where the running hogs are in their slices
+ * at that moment: one 2 s round at rr_interval=20 once saw none (p99
+ * 4.2 ms, against 22-40 ms in 15 other runs). So the two values alternate
+ * over ROUNDS rounds and the p99 of all samples per value is compared. A task
  * that asks for more than its share (4 ms every 5 ms) is measured and
  * printed too, but not asserted: its wait depends on how its own refresh
  * period (slice / 80%) beats against the hogs', not monotonically on
@@ -19,6 +23,16 @@
  * against 21 in another).
  */
 #include "tap.h"
+
+#define ROUNDS	3
+#define SAMPLES	400
+
+/* The p99 of the pooled samples of all rounds (ns). */
+static uint64_t p99_of(uint64_t *v, int n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	return v[n * 99 / 100];
+}
 
 
 static void set_rr(int ms)
@@ -31,7 +45,8 @@ static void set_rr(int ms)
 
 int main(void)
 {
-	int m = ncpus_online(), i, nh = 2 * m;
+	static uint64_t pool2[ROUNDS * SAMPLES], pool20[ROUNDS * SAMPLES];
+	int m = ncpus_online(), i, r, nh = 2 * m;
 	pid_t hogs[128];
 	uint64_t l6, l2h, l20h, l2, l20, p50, floor, floor50;
 	cpu_set_t all;
@@ -60,15 +75,25 @@ int main(void)
 	sleep_ms(300);
 	l6 = periodic(500, 600, &p50);
 	diag("light task, rr_interval 6: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l6 / 1e6);
+	for (r = 0; r < ROUNDS; r++) {
+		set_rr(2);
+		periodic(500, SAMPLES, &p50);
+		memcpy(pool2 + r * SAMPLES, periodic_lat, sizeof(periodic_lat[0]) * SAMPLES);
+		diag("light task, rr_interval 2, round %d: p50 %.3f ms, p99 %.3f ms", r + 1,
+		     p50 / 1e6, periodic_lat[SAMPLES * 99 / 100] / 1e6);
+		set_rr(20);
+		periodic(500, SAMPLES, &p50);
+		memcpy(pool20 + r * SAMPLES, periodic_lat, sizeof(periodic_lat[0]) * SAMPLES);
+		diag("light task, rr_interval 20, round %d: p50 %.3f ms, p99 %.3f ms", r + 1,
+		     p50 / 1e6, periodic_lat[SAMPLES * 99 / 100] / 1e6);
+	}
+	l2 = p99_of(pool2, ROUNDS * SAMPLES);
+	l20 = p99_of(pool20, ROUNDS * SAMPLES);
 	set_rr(2);
-	l2 = periodic(500, 400, &p50);
-	diag("light task, rr_interval 2: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l2 / 1e6);
-	l2h = periodic(4000, 400, &p50);
+	l2h = periodic(4000, SAMPLES, &p50);
 	diag("heavy task, rr_interval 2: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l2h / 1e6);
 	set_rr(20);
-	l20 = periodic(500, 400, &p50);
-	diag("light task, rr_interval 20: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l20 / 1e6);
-	l20h = periodic(4000, 400, &p50);
+	l20h = periodic(4000, SAMPLES, &p50);
 	diag("heavy task, rr_interval 20: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l20h / 1e6);
 	set_rr(6);
 	for (i = 0; i < nh; i++)
@@ -81,7 +106,8 @@ int main(void)
 	tap_ok(l6 < floor + floor50 + 2 * 6000000ull,
 	       "light periodic task among %d hogs: p99 %.3f ms < floor p99 %.3f + p50 %.3f ms + 2 x rr_interval (12 ms)",
 	       nh, l6 / 1e6, floor / 1e6, floor50 / 1e6);
-	tap_ok(l2 < l20, "light periodic task: p99 with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
-	       l2 / 1e6, l20 / 1e6);
+	tap_ok(l2 < l20,
+	       "light periodic task, %d rounds: p99 with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
+	       ROUNDS, l2 / 1e6, l20 / 1e6);
 	return tap_done();
 }
