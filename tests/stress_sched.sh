@@ -12,6 +12,9 @@ echo "$out" | grep -E 'stressor|successful|failed|passed' | sed 's/^/# /'
 if [ $rc -eq 0 ]; then
 	echo "ok 1 - stress-ng scheduler stressors ran ${T}s"
 else
+	# What failed (pr_fail lines, stressors killed or not stopping), then the end.
+	echo "$out" | grep -iE 'fail|error|signal|killed|terminat|untrusted|timed out' |
+		grep -v 'successful' | head -n 20 | sed 's/^/# /'
 	echo "$out" | tail -n 10 | sed 's/^/# /'
 	echo "not ok 1 - stress-ng scheduler stressors (rc=$rc)"
 fi
