@@ -332,9 +332,12 @@ static int cmp_u64(const void *a, const void *b)
 /*
  * A periodic task: wake every 5 ms (absolute timer), burn work_us of CPU,
  * n times. Returns the p99 wakeup latency in ns (target to running), the
- * median in *p50; periodic_lat[] holds all n, sorted.
+ * median in *p50; periodic_lat[] holds all n, sorted. periodic_late[] holds
+ * each period's lateness, unsorted: the wall time from the target to the
+ * end of the work, less the work. It also counts time the task spent
+ * preempted in the middle of its work, which wakeup latency does not see.
  */
-static uint64_t periodic_lat[4096];
+static uint64_t periodic_lat[4096], periodic_late[4096];
 
 static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
 {
@@ -356,6 +359,8 @@ static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
 		end = thread_cpu_ns() + work_us * 1000ull;
 		while (thread_cpu_ns() < end)
 			;
+		end = now_ns() - next;
+		periodic_late[i] = end > work_us * 1000ull ? end - work_us * 1000ull : 0;
 		next += PERIOD_NS;
 		/* Overran: skip the missed periods, as a real-time loop would. */
 		while (next < now_ns())

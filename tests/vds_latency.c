@@ -10,12 +10,17 @@
  * absolute times.)
  *
  * Right after it starts a fresh slice, even the light task's deadline is
- * no earlier than a hog's, so it may wait for up to one running slice:
- * its p99 latency must be lower with rr_interval=2 than with 20. Whether
- * such a wait shows depends on where the running hogs are in their slices
- * at that moment: one 2 s round at rr_interval=20 once saw none (p99
- * 4.2 ms, against 22-40 ms in 15 other runs). So the two values alternate
- * over ROUNDS rounds and the p99 of all samples per value is compared. A task
+ * later than those of the hogs already queued: they run first, so it waits
+ * about one slice of every CPU. That wait must be shorter with
+ * rr_interval=2 than with 20. It is asserted on lateness (target to end of
+ * the work, less the work), not on wakeup latency: the slice mostly runs
+ * out in the middle of the work, so the task waits while preempted, which
+ * wakeup latency does not see; it only sees a later wakeup that finds no
+ * hog with a later deadline running, which depends on how the hogs'
+ * slices are staggered across CPUs (CI saw rr_interval=20 wakeup p99s of
+ * 3.4-4.2 ms in one boot, against 22-40 ms in 15 others). The two values
+ * alternate over ROUNDS rounds and the p99 of all samples per value is
+ * compared; wakeup latencies are printed too. A task
  * that asks for more than its share (4 ms every 5 ms) is measured and
  * printed too, but not asserted: its wait depends on how its own refresh
  * period (slice / 80%) beats against the hogs', not monotonically on
@@ -41,6 +46,18 @@ static void set_rr(int ms)
 
 	snprintf(v, sizeof(v), "%d", ms);
 	write_file("/proc/sys/kernel/rr_interval", v);
+}
+
+/* One round of the light task at @rr ms; its lateness goes to @pool. */
+static void light_round(int rr, int r, uint64_t *pool)
+{
+	uint64_t p50, p99;
+
+	set_rr(rr);
+	p99 = periodic(500, SAMPLES, &p50);
+	memcpy(pool + r * SAMPLES, periodic_late, sizeof(periodic_late[0]) * SAMPLES);
+	diag("light task, rr_interval %d, round %d: wakeup p50 %.3f ms, p99 %.3f ms; lateness p99 %.3f ms",
+	     rr, r + 1, p50 / 1e6, p99 / 1e6, p99_of(periodic_late, SAMPLES) / 1e6);
 }
 
 int main(void)
@@ -76,16 +93,8 @@ int main(void)
 	l6 = periodic(500, 600, &p50);
 	diag("light task, rr_interval 6: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l6 / 1e6);
 	for (r = 0; r < ROUNDS; r++) {
-		set_rr(2);
-		periodic(500, SAMPLES, &p50);
-		memcpy(pool2 + r * SAMPLES, periodic_lat, sizeof(periodic_lat[0]) * SAMPLES);
-		diag("light task, rr_interval 2, round %d: p50 %.3f ms, p99 %.3f ms", r + 1,
-		     p50 / 1e6, periodic_lat[SAMPLES * 99 / 100] / 1e6);
-		set_rr(20);
-		periodic(500, SAMPLES, &p50);
-		memcpy(pool20 + r * SAMPLES, periodic_lat, sizeof(periodic_lat[0]) * SAMPLES);
-		diag("light task, rr_interval 20, round %d: p50 %.3f ms, p99 %.3f ms", r + 1,
-		     p50 / 1e6, periodic_lat[SAMPLES * 99 / 100] / 1e6);
+		light_round(2, r, pool2);
+		light_round(20, r, pool20);
 	}
 	l2 = p99_of(pool2, ROUNDS * SAMPLES);
 	l20 = p99_of(pool20, ROUNDS * SAMPLES);
@@ -107,7 +116,7 @@ int main(void)
 	       "light periodic task among %d hogs: p99 %.3f ms < floor p99 %.3f + p50 %.3f ms + 2 x rr_interval (12 ms)",
 	       nh, l6 / 1e6, floor / 1e6, floor50 / 1e6);
 	tap_ok(l2 < l20,
-	       "light periodic task, %d rounds: p99 with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
+	       "light periodic task, %d rounds: p99 lateness with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
 	       ROUNDS, l2 / 1e6, l20 / 1e6);
 	return tap_done();
 }
