@@ -116,6 +116,21 @@ struct watch {
 static struct watch *watch;
 static pid_t watch_pid;
 
+/*
+ * The fields of /proc/<pid>/stat after the command name (state first), or
+ * NULL: the name may hold spaces and parentheses, so look for the last ')'.
+ */
+static const char *proc_stat_fields(pid_t pid, char *buf, size_t len)
+{
+	char path[64], *c;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, len))
+		return NULL;
+	c = strrchr(buf, ')');
+	return c && c[1] == ' ' ? c + 2 : NULL;
+}
+
 static void watch_dump_task(pid_t pid)
 {
 	char path[64], buf[2048], *l;
@@ -133,24 +148,22 @@ static void watch_dump_task(pid_t pid)
 
 static void watch_fire(void)
 {
-	char buf[65536], path[300];
+	char buf[65536];
 	struct dirent *d;
 	DIR *dir;
 
 	diag("watchdog: %s did not finish in time; the tasks not running:", watch->what);
 	dir = opendir("/proc");
 	while (dir && (d = readdir(dir))) {
-		char st[512], *c;
+		char st[512];
 		pid_t pid = atoi(d->d_name);
+		const char *f;
 
 		if (pid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		if (read_file(path, st, sizeof(st)))
-			continue;
-		c = strrchr(st, ')');
+		f = proc_stat_fields(pid, st, sizeof(st));
 		/* Runnable (R) or blocked (D) and not us. */
-		if (c && (c[2] == 'R' || c[2] == 'D') && pid != getpid())
+		if (f && (f[0] == 'R' || f[0] == 'D') && pid != getpid())
 			watch_dump_task(pid);
 	}
 	if (dir)
@@ -227,14 +240,11 @@ static pid_t start_scx(const char *name, const char *arg)
 /* CPU time (user + system) a process used so far, in ms. */
 static long proc_cpu_ms(pid_t pid)
 {
-	char path[64], buf[1024], *c;
+	char buf[1024];
+	const char *f = proc_stat_fields(pid, buf, sizeof(buf));
 	unsigned long ut, st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)))
-		return -1;
-	c = strrchr(buf, ')');
-	if (!c || sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+	if (!f || sscanf(f, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
 			 &ut, &st) != 2)
 		return -1;
 	return (long)((ut + st) * 1000 / sysconf(_SC_CLK_TCK));

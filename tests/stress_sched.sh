@@ -6,15 +6,16 @@ soak=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vdssoak=//p' | tail -n1)
 [ "${soak:-0}" -gt 0 ] 2>/dev/null && T=$((soak * 60))
 echo "1..1"
 out=$(stress-ng --temp-path /tmp --switch 2 --yield 2 --resched 2 --race-sched 2 --affinity 2 \
-	--fork 2 --pthread 1 --futex 2 --schedpolicy 2 --timeout ${T}s --metrics-brief 2>&1)
+	--fork 2 --pthread 1 --futex 2 --schedpolicy 2 --timeout ${T}s --metrics-brief -v 2>&1)
 rc=$?
-echo "$out" | grep -E 'stressor|successful|failed|passed' | sed 's/^/# /'
+echo "$out" | grep -v ' debug: ' | grep -E 'stressor|successful|failed|passed' | sed 's/^/# /'
 if [ $rc -eq 0 ]; then
 	echo "ok 1 - stress-ng scheduler stressors ran ${T}s"
 else
-	# What failed (pr_fail lines, stressors killed or not stopping), then the end.
-	echo "$out" | grep -iE 'fail|error|signal|killed|terminat|untrusted|timed out' |
-		grep -v 'successful' | head -n 20 | sed 's/^/# /'
+	# What failed: pr_fail lines, a stressor's exit status or signal (-v
+	# shows "terminated on signal"), corrupted metrics, interrupt checks.
+	echo "$out" | grep -iE 'fail|error|on signal|killed|metrics-check|corrupt|detected at least|untrusted|unsuccessful' |
+		head -n 30 | sed 's/^/# /'
 	echo "$out" | tail -n 10 | sed 's/^/# /'
 	echo "not ok 1 - stress-ng scheduler stressors (rc=$rc)"
 fi
