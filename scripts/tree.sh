@@ -48,6 +48,10 @@ if [ -d .pc ] && [ -n "$(quilt applied 2>/dev/null)" ]; then
 	fi
 	if ! out=$(quilt pop -a -q 2>&1); then
 		echo "$out" >&2
+		# Point quilt back at the repository, or the developer's next
+		# 'quilt refresh' would write into the snapshot, not patches/.
+		echo "$QUILT_PATCHES" >.pc/.quilt_patches
+		echo "$QUILT_SERIES" >.pc/.quilt_series
 		die "the tree at $src has changes that are not in patches/ ('quilt refresh' them, or 'make tree-reset' to discard)"
 	fi
 elif [ -n "${KSRC:-}" ] && [ ! -d .pc ] && grep -rqs 'CONFIG_SCHED_VDS' kernel/sched/Makefile init/Kconfig; then

@@ -97,6 +97,29 @@ else
 	echo "# apply.sh tests need the tree prepared for this series ($src): run 'make tree' first" >&2
 fi
 
+# tree.sh on a tree with edits that were never refreshed: it refuses to
+# re-prepare it, and quilt in that tree still refreshes into patches/.
+ft=$T/ft fr=$T/frepo
+mkdir -p "$ft/kernel/sched" "$ft/scripts/kconfig" "$fr/patches"
+printf 'VERSION = 6\nPATCHLEVEL = 12\n' >"$ft/Makefile"
+printf 'int x;\n' >"$ft/kernel/sched/core.c"
+: >"$ft/scripts/kconfig/merge_config.sh"
+cp -r "$REPO/scripts" "$fr/"
+echo "0001-x.patch" >"$fr/series"
+mkpatch() {
+	printf 'From: t <t@example.org>\nSubject: [PATCH] x\n\n--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n@@ -1 +1 @@\n-int x;\n+int x = %s;\n' \
+		"$1" >"$fr/patches/0001-x.patch"
+}
+mkpatch 1
+env KSRC="$ft" bash "$fr/scripts/tree.sh" >/dev/null 2>&1 && grep -q 'int x = 1;' "$ft/kernel/sched/core.c"
+ok $? "tree.sh applies a series to KSRC"
+echo '/* never refreshed */' >>"$ft/kernel/sched/core.c"
+mkpatch 2
+expect_fail "tree.sh refuses to re-prepare a tree with unrefreshed edits" "has changes that are not in patches/" \
+	env KSRC="$ft" bash "$fr/scripts/tree.sh"
+[ "$(cat "$ft/.pc/.quilt_patches" 2>/dev/null)" = "$fr/patches" ]
+ok $? "after that refusal quilt in the tree refreshes into patches/, not the tree's snapshot"
+
 # The verdict: a clean log passes, each kind of kernel report fails.
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
 printf '[    0.1] Linux version 6.12\n[    0.2] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable\n' >"$T/con"
