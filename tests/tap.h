@@ -329,6 +329,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sort @v and return its 99th percentile. */
+static uint64_t p99_of(uint64_t *v, int n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	return v[n * 99 / 100];
+}
+
 /*
  * A periodic task: wake every 5 ms (absolute timer), burn work_us of CPU,
  * n times. Returns the p99 wakeup latency in ns (target to running), the
@@ -341,7 +348,7 @@ static uint64_t periodic_lat[4096], periodic_late[4096];
 
 static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
 {
-	uint64_t *lat = periodic_lat;
+	uint64_t *lat = periodic_lat, p99;
 	struct timespec ts;
 	uint64_t next;
 	int i;
@@ -366,9 +373,9 @@ static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
 		while (next < now_ns())
 			next += PERIOD_NS;
 	}
-	qsort(lat, n, sizeof(lat[0]), cmp_u64);
+	p99 = p99_of(lat, n);
 	*p50 = lat[n / 2];
-	return lat[n * 99 / 100];
+	return p99;
 }
 
 #endif

@@ -32,13 +32,6 @@
 #define ROUNDS	3
 #define SAMPLES	400
 
-/* The p99 of the pooled samples of all rounds (ns). */
-static uint64_t p99_of(uint64_t *v, int n)
-{
-	qsort(v, n, sizeof(v[0]), cmp_u64);
-	return v[n * 99 / 100];
-}
-
 
 static void set_rr(int ms)
 {
