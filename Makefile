@@ -58,6 +58,11 @@ deb-check: deps
 series-check: deps
 	@bash $(S)/series-check.sh
 
+# Build kernel/sched/ with each configs/matrix/*.config variant (MATRIX=a,b).
+matrix: deps
+	@bash $(S)/tree.sh
+	@bash $(S)/matrix.sh
+
 # Host-side unit tests of the harness scripts (no kernel build, no boot).
 selftest:
 	@bash tests/host/run.sh
@@ -68,4 +73,4 @@ clean:
 distclean:
 	rm -rf work
 
-.PHONY: deb deb-check bench bench-report all check deps tree tree-reset build series-check selftest clean distclean
+.PHONY: matrix deb deb-check bench bench-report all check deps tree tree-reset build series-check selftest clean distclean

@@ -12,6 +12,7 @@ frags=("$REPO/configs/qemu.config")
 [ "$DEBUG" = 1 ] || [ "$KASAN" = 1 ] && frags+=("$REPO/configs/debug.config")
 [ "$KASAN" = 1 ] && frags+=("$REPO/configs/kasan.config")
 [ "$EXT" = 1 ] && frags+=("$REPO/configs/ext.config")
+[ "$RT" = 1 ] && frags+=("$REPO/configs/rt.config")
 
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
 

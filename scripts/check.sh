@@ -65,6 +65,10 @@ if [ "$has_vds" = 1 ]; then
 	# Hotplug at 8 vCPUs: the storm needs them.
 	[ -z "${ONLY:-}" ] && [ "${NO_SMP8:-0}" != 1 ] &&
 		boots+=("vds-smp8|8||vds|cpus_online,hotplug_pinned,hotplug_affinity,hotplug_storm,affinity")
+	# nohz_full on every CPU but the first: slices must still end on time.
+	[ -z "${ONLY:-}" ] && [ "$SMP" -ge 2 ] && [ "${NO_NOHZ:-0}" != 1 ] &&
+		grep -q '^CONFIG_NO_HZ_FULL=y' "$(build_dir)/.config" &&
+		boots+=("vds-nohz$SMP|$SMP|nohz_full=1-$((SMP - 1))|vds|nohz_tick,vds_fairness,vds_latency")
 else
 	boots+=("eevdf-smp$SMP|$SMP||any|${ONLY:-}")
 fi

@@ -14,6 +14,7 @@ SMP=${SMP:-4}
 DEBUG=${DEBUG:-0}
 KASAN=${KASAN:-0}
 EXT=${EXT:-0}
+RT=${RT:-0}
 SOAK=${SOAK:-0}
 export QUILT_PATCHES=$REPO/patches
 export QUILT_SERIES=$REPO/series
@@ -44,6 +45,7 @@ check_knobs() {
 	case "$DEBUG" in 0 | 1) ;; *) die "DEBUG='$DEBUG' must be 0 or 1" ;; esac
 	case "$KASAN" in 0 | 1) ;; *) die "KASAN='$KASAN' must be 0 or 1" ;; esac
 	case "$EXT" in 0 | 1) ;; *) die "EXT='$EXT' must be 0 or 1" ;; esac
+	case "$RT" in 0 | 1) ;; *) die "RT='$RT' must be 0 or 1" ;; esac
 	case "$SOAK" in
 	'' | *[!0-9]*) die "SOAK='$SOAK' is not a number of minutes (use 0..1440)" ;;
 	esac
@@ -91,6 +93,7 @@ build_dir() {
 	local tag
 	tag=$(ksrc_tag)
 	[ "$EXT" = 1 ] && tag=-ext$tag
+	[ "$RT" = 1 ] && tag=-rt$tag
 	echo "$KWORK/build/$(flavour)$tag"
 }
 
@@ -129,20 +132,31 @@ kwork_lock() {
 # CONFIG as requested (merge_config.sh only warns when Kconfig overrides one).
 verify_config() {
 	local cfg=$1 line sym bad=()
+	local -A last=()
 	shift
+	# A later fragment overrides an earlier one (rt.config turns PREEMPT
+	# off): check the last setting of each option.
 	while IFS= read -r line; do
 		case "$line" in
-		CONFIG_*=*)
-			grep -qxF "$line" "$cfg" ||
-				bad+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$cfg" || echo unset))")
-			;;
+		CONFIG_*=*) last[${line%%=*}]=$line ;;
 		'# CONFIG_'*' is not set')
 			sym=${line#\# }
-			sym=${sym%% *}
-			grep -q "^$sym=" "$cfg" && bad+=("$line (got: $(grep "^$sym=" "$cfg"))")
+			last[${sym%% *}]=$line
 			;;
 		esac
 	done < <(cat "$@")
+	for sym in "${!last[@]}"; do
+		line=${last[$sym]}
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF "$line" "$cfg" ||
+				bad+=("$line (got: $(grep -E "^(# )?$sym[= ]" "$cfg" || echo unset))")
+			;;
+		*)
+			grep -q "^$sym=" "$cfg" && bad+=("$line (got: $(grep "^$sym=" "$cfg"))")
+			;;
+		esac
+	done
 	if [ ${#bad[@]} -gt 0 ]; then
 		printf 'vds: config option not set as requested: %s\n' "${bad[@]}" >&2
 		die "${#bad[@]} requested config option(s) missing from $cfg"

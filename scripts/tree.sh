@@ -43,6 +43,14 @@ if [ -d .pc ] && [ -n "$(quilt applied 2>/dev/null)" ]; then
 	# take that for unrefreshed edits. quilt reads its patches folder from
 	# .pc once .pc exists, so point .pc there.
 	if [ -f .vds-applied/series ]; then
+		# Patches a developer added with 'quilt new' after the tree was
+		# prepared are not in the snapshot: take them from patches/.
+		while read -r p; do
+			[ -f ".vds-applied/$p" ] && continue
+			[ -f "$REPO/patches/$p" ] || continue
+			cp "$REPO/patches/$p" .vds-applied/
+			grep -qxF "$p" .vds-applied/series || echo "$p" >>.vds-applied/series
+		done <.pc/applied-patches
 		echo "$src/.vds-applied" >.pc/.quilt_patches
 		echo "$src/.vds-applied/series" >.pc/.quilt_series
 	fi

@@ -2,43 +2,75 @@
 /*
  * SCHED_ISO latency: a periodic task (every 5 ms, 0.5 ms of CPU) among 2M
  * NORMAL hogs. As SCHED_ISO its p99 wakeup latency is clearly below the
- * same task's as SCHED_NORMAL, and within 1 ms (plus half the floor, for
- * the emulator's noise) of the floor: the same task
- * as SCHED_FIFO among the same hogs (it preempts them at once, so what is
- * left is the kernel's and the emulator's own latency; under TCG a busy
- * vCPU can wait milliseconds for the host thread).
+ * same task's as SCHED_NORMAL, and within 1 ms (plus the floor) of the
+ * floor: the same task as SCHED_FIFO among the same hogs (it preempts them
+ * at once, so what is left is the kernel's and the emulator's own latency;
+ * under TCG a busy vCPU can wait milliseconds for the host thread).
+ *
+ * So that a busy host weighs on all three alike, the three are measured in
+ * 3 alternating rounds of 200 periods each and pooled (600 samples each);
+ * a failed comparison is measured once more, all three again, before it
+ * fails, and both measurements are printed.
  */
 #include "tap.h"
 
-#define SCHED_ISO 4
+#define SCHED_ISO	4
+#define ROUNDS		3
+#define PER_ROUND	200
+
+static uint64_t pool[3][ROUNDS * PER_ROUND];
+
+static void set_policy(int policy)
+{
+	struct sched_param sp = { policy == SCHED_FIFO ? 50 : 0 };
+
+	if (sched_setscheduler(0, policy, &sp))
+		diag("sched_setscheduler(%d): %s", policy, strerror(errno));
+}
+
+/* p99 of the FIFO floor, NORMAL and ISO, in alternating rounds. */
+static void measure(uint64_t out[3], uint64_t p50[3])
+{
+	static const int pol[3] = { SCHED_FIFO, SCHED_OTHER, SCHED_ISO };
+	uint64_t dummy;
+	int r, k;
+
+	for (r = 0; r < ROUNDS; r++)
+		for (k = 0; k < 3; k++) {
+			set_policy(pol[k]);
+			periodic(500, PER_ROUND, &dummy);
+			memcpy(&pool[k][r * PER_ROUND], periodic_lat, sizeof(uint64_t) * PER_ROUND);
+		}
+	set_policy(SCHED_OTHER);
+	for (k = 0; k < 3; k++) {
+		out[k] = p99_of(pool[k], ROUNDS * PER_ROUND);
+		p50[k] = pool[k][ROUNDS * PER_ROUND / 2];
+	}
+}
 
 int main(void)
 {
-	int m = ncpus_online(), i, nh = 2 * m;
-	struct sched_param sp = { 0 };
-	uint64_t floor, iso, normal, p50;
+	int m = ncpus_online(), i, nh = 2 * m, tries, ok1 = 0, ok2 = 0;
+	uint64_t v[3], p50[3];
 	pid_t hogs[128];
 
 	tap_plan(2);
+	if (nh > 128)
+		nh = 128;
 	for (i = 0; i < nh; i++)
 		hogs[i] = spawn_hog(-1, 0);
 	sleep_ms(300);
-	sp.sched_priority = 50;
-	sched_setscheduler(0, SCHED_FIFO, &sp);
-	floor = periodic(500, 600, &p50);
-	sp.sched_priority = 0;
-	sched_setscheduler(0, SCHED_OTHER, &sp);
-	diag("FIFO:   p50 %.3f ms, p99 %.3f ms (the floor)", p50 / 1e6, floor / 1e6);
-	normal = periodic(500, 600, &p50);
-	diag("NORMAL: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, normal / 1e6);
-	sched_setscheduler(0, SCHED_ISO, &sp);
-	iso = periodic(500, 600, &p50);
-	diag("ISO:    p50 %.3f ms, p99 %.3f ms (floor p99 %.3f ms)", p50 / 1e6, iso / 1e6, floor / 1e6);
-	sched_setscheduler(0, SCHED_OTHER, &sp);
+	for (tries = 0; tries < 2 && !(ok1 && ok2); tries++) {
+		measure(v, p50);
+		diag("try %d: FIFO (floor) p50 %.3f p99 %.3f ms, NORMAL p50 %.3f p99 %.3f ms, ISO p50 %.3f p99 %.3f ms",
+		     tries + 1, p50[0] / 1e6, v[0] / 1e6, p50[1] / 1e6, v[1] / 1e6,
+		     p50[2] / 1e6, v[2] / 1e6);
+		ok1 = v[2] * 3 < v[1] * 2;
+		ok2 = v[2] < v[0] * 2 + 1000000ull;
+	}
 	for (i = 0; i < nh; i++)
 		kill_wait(hogs[i]);
-	tap_ok(iso * 3 < normal * 2, "ISO p99 %.3f ms is clearly (1.5x) below NORMAL's %.3f ms", iso / 1e6, normal / 1e6);
-	tap_ok(iso < floor * 2 + 1000000ull, "ISO p99 %.3f ms < 2 x floor %.3f ms + 1 ms",
-	       iso / 1e6, floor / 1e6);
+	tap_ok(ok1, "ISO p99 %.3f ms is clearly (1.5x) below NORMAL's %.3f ms", v[2] / 1e6, v[1] / 1e6);
+	tap_ok(ok2, "ISO p99 %.3f ms < 2 x floor %.3f ms + 1 ms", v[2] / 1e6, v[0] / 1e6);
 	return tap_done();
 }

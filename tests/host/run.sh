@@ -120,6 +120,35 @@ expect_fail "tree.sh refuses to re-prepare a tree with unrefreshed edits" "has c
 [ "$(cat "$ft/.pc/.quilt_patches" 2>/dev/null)" = "$fr/patches" ]
 ok $? "after that refusal quilt in the tree refreshes into patches/, not the tree's snapshot"
 
+# A patch added on top with 'quilt new' after the tree was prepared, then a
+# change to an earlier patch: tree.sh takes the series off and on again.
+ft2=$T/ft2 fr2=$T/frepo2
+mkdir -p "$ft2/kernel/sched" "$ft2/scripts/kconfig" "$fr2/patches"
+printf 'VERSION = 6\nPATCHLEVEL = 12\n' >"$ft2/Makefile"
+printf 'int x;\nint y;\n' >"$ft2/kernel/sched/core.c"
+: >"$ft2/scripts/kconfig/merge_config.sh"
+cp -r "$REPO/scripts" "$fr2/"
+echo "0001-x.patch" >"$fr2/series"
+printf 'From: t <t@example.org>\nSubject: [PATCH] x\n\n--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n@@ -1,2 +1,2 @@\n-int x;\n+int x = 1;\n int y;\n' >"$fr2/patches/0001-x.patch"
+env KSRC="$ft2" bash "$fr2/scripts/tree.sh" >/dev/null 2>&1
+(cd "$ft2" && export QUILTRC="$fr2/scripts/quiltrc" QUILT_PATCHES="$fr2/patches" QUILT_SERIES="$fr2/series" &&
+	quilt new 0002-y.patch && quilt add kernel/sched/core.c && sed -i 's/^int y;/int y = 2;/' kernel/sched/core.c &&
+	quilt refresh) >/dev/null 2>&1
+sed -i 's/int x = 1;/int x = 3;/' "$fr2/patches/0001-x.patch"
+env KSRC="$ft2" bash "$fr2/scripts/tree.sh" >/dev/null 2>&1 &&
+	grep -q 'int x = 3;' "$ft2/kernel/sched/core.c" && grep -q 'int y = 2;' "$ft2/kernel/sched/core.c"
+ok $? "tree.sh re-prepares a tree that has a patch added with quilt new since"
+
+# verify_config: the last fragment that sets an option decides.
+printf 'CONFIG_A=y\nCONFIG_B=y\n' >"$T/f1"
+printf '# CONFIG_A is not set\n' >"$T/f2"
+printf 'CONFIG_B=y\n# CONFIG_A is not set\n' >"$T/cfg1"
+(. "$REPO/scripts/lib.sh" && verify_config "$T/cfg1" "$T/f1" "$T/f2") >/dev/null 2>&1
+ok $? "verify_config accepts an option a later fragment turns off"
+printf 'CONFIG_B=y\nCONFIG_A=y\n' >"$T/cfg2"
+expect_fail "verify_config refuses an option that the last fragment turns off but is set" \
+	"CONFIG_A is not set" bash -c ". '$REPO/scripts/lib.sh' && verify_config '$T/cfg2' '$T/f1' '$T/f2'"
+
 # The verdict: a clean log passes, each kind of kernel report fails.
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
 printf '[    0.1] Linux version 6.12\n[    0.2] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable\n' >"$T/con"
