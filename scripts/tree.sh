@@ -54,7 +54,14 @@ if [ -d .pc ] && [ -n "$(quilt applied 2>/dev/null)" ]; then
 		echo "$src/.vds-applied" >.pc/.quilt_patches
 		echo "$src/.vds-applied/series" >.pc/.quilt_series
 	fi
-	if ! out=$(quilt pop -a -q 2>&1); then
+	# A developer who refreshed a patch since (quilt refresh writes into
+	# patches/) has in the tree what patches/ says, not the snapshot:
+	# then the rest comes off with patches/.
+	if ! quilt pop -a -q >/dev/null 2>&1; then
+		echo "$QUILT_PATCHES" >.pc/.quilt_patches
+		echo "$QUILT_SERIES" >.pc/.quilt_series
+	fi
+	if [ -n "$(quilt applied 2>/dev/null)" ] && ! out=$(quilt pop -a -q 2>&1); then
 		echo "$out" >&2
 		# Point quilt back at the repository, or the developer's next
 		# 'quilt refresh' would write into the snapshot, not patches/.

@@ -138,6 +138,12 @@ sed -i 's/int x = 1;/int x = 3;/' "$fr2/patches/0001-x.patch"
 env KSRC="$ft2" bash "$fr2/scripts/tree.sh" >/dev/null 2>&1 &&
 	grep -q 'int x = 3;' "$ft2/kernel/sched/core.c" && grep -q 'int y = 2;' "$ft2/kernel/sched/core.c"
 ok $? "tree.sh re-prepares a tree that has a patch added with quilt new since"
+(cd "$ft2" && export QUILTRC="$fr2/scripts/quiltrc" QUILT_PATCHES="$fr2/patches" QUILT_SERIES="$fr2/series" &&
+	quilt pop -q 0001-x.patch && sed -i 's/int x = 3;/int x = 4;/' kernel/sched/core.c &&
+	quilt refresh && quilt push -aq) >/dev/null 2>&1
+env KSRC="$ft2" bash "$fr2/scripts/tree.sh" >/dev/null 2>&1 &&
+	grep -q 'int x = 4;' "$ft2/kernel/sched/core.c" && grep -q 'int y = 2;' "$ft2/kernel/sched/core.c"
+ok $? "tree.sh re-prepares a tree after a quilt refresh of an applied patch"
 
 # verify_config: the last fragment that sets an option decides.
 printf 'CONFIG_A=y\nCONFIG_B=y\n' >"$T/f1"
