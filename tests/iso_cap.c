@@ -9,36 +9,21 @@
 
 #define SCHED_ISO 4
 
-struct slot {
-	volatile uint64_t max_gap;
-	volatile int reset;
-};
-
-static pid_t hog(struct slot *s, int iso)
+static pid_t hog(struct gap_slot *s, int iso)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		struct sched_param sp = { 0 };
-		uint64_t last = now_ns(), t;
 
 		if (iso)
 			sched_setscheduler(0, SCHED_ISO, &sp);
-		for (;;) {
-			t = now_ns();
-			if (s->reset) {
-				s->reset = 0;
-				s->max_gap = 0;
-			} else if (t - last > s->max_gap) {
-				s->max_gap = t - last;
-			}
-			last = t;
-		}
+		gap_spin(s);
 	}
 	return pid;
 }
 
-static double iso_share(pid_t *p, int n, int niso, int secs, uint64_t *gap, struct slot *sl)
+static double iso_share(pid_t *p, int n, int niso, int secs, uint64_t *gap, struct gap_slot *sl)
 {
 	uint64_t r0[64], iso = 0, all = 0;
 	int i;
@@ -64,7 +49,7 @@ static double iso_share(pid_t *p, int n, int niso, int secs, uint64_t *gap, stru
 int main(void)
 {
 	int m = ncpus_online(), n = 4 * m, i;
-	struct slot *sl = shared_mem(sizeof(struct slot) * 64);
+	struct gap_slot *sl = shared_mem(sizeof(struct gap_slot) * 64);
 	pid_t p[64];
 	uint64_t gap70, gap30;
 	double s70, s30;

@@ -27,21 +27,14 @@
 #define NORMALS		5
 #define MAXCPU		16
 
-struct slot {
-	volatile uint64_t max_gap, last;
-	volatile int reset;
-	volatile int policy;
-};
-
-/* A busy loop pinned to @cpu that records its longest wait. */
-static pid_t gap_hog(struct slot *s, int cpu, int nobody_fifo)
+/* gap_spin() pinned to @cpu, as uid 65534 asking for SCHED_FIFO if @nobody_fifo. */
+static pid_t gap_hog(struct gap_slot *s, int cpu, int nobody_fifo)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		struct rlimit rl = { 0, 0 };
 		struct sched_param sp = { 1 };
-		uint64_t last, t;
 
 		pin_to(0, cpu);
 		if (nobody_fifo) {
@@ -53,24 +46,13 @@ static pid_t gap_hog(struct slot *s, int cpu, int nobody_fifo)
 			else
 				s->policy = sched_getscheduler(0);
 		}
-		last = now_ns();
-		for (;;) {
-			t = now_ns();
-			if (s->reset) {
-				s->reset = 0;
-				s->max_gap = 0;
-			} else if (t - last > s->max_gap) {
-				s->max_gap = t - last;
-			}
-			last = t;
-			s->last = t;
-		}
+		gap_spin(s);
 	}
 	return pid;
 }
 
 /* Run time of each task over @ms, into @run. */
-static void run_over(pid_t *p, int n, unsigned int ms, uint64_t *run, struct slot *sl)
+static void run_over(pid_t *p, int n, unsigned int ms, uint64_t *run, struct gap_slot *sl)
 {
 	uint64_t r0[MAXCPU * (NORMALS + 1)];
 	int i;
@@ -108,7 +90,7 @@ static double stat_refresh_ms(unsigned int limit_ms, pid_t *writer)
 
 static int phase_one(int m)
 {
-	struct slot *sl = shared_mem(sizeof(struct slot) * (MAXCPU + 1));
+	struct gap_slot *sl = shared_mem(sizeof(struct gap_slot) * (MAXCPU + 1));
 	pid_t p[MAXCPU + 1], writer;
 	uint64_t run[MAXCPU + 1];
 	int cpu = m - 1, i, tries, ok = 0;
@@ -178,7 +160,7 @@ static void shares(pid_t *p, int m, int iso_cpu)
 
 static void phase_two(int m)
 {
-	struct slot *sl = shared_mem(sizeof(struct slot) * MAXCPU * (NORMALS + 1));
+	struct gap_slot *sl = shared_mem(sizeof(struct gap_slot) * MAXCPU * (NORMALS + 1));
 	pid_t p[MAXCPU * (NORMALS + 1)];
 	int cpu, j, k;
 

@@ -12,19 +12,7 @@
 
 static long nonvoluntary(pid_t pid)
 {
-	char path[64], line[128];
-	long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	return (long)proc_field(pid, "status", "nonvoluntary_ctxt_switches");
 }
 
 int main(void)

@@ -35,35 +35,9 @@ static pid_t hogs[64];
 static pid_t sleeper;
 static volatile uint64_t *sleeper_loops;
 
-/* A numeric field of /proc/<pid>/sched ("ext.enabled", "se.vruntime"). */
-static double sched_field(pid_t pid, const char *key)
-{
-	char path[64], line[256];
-	size_t kl = strlen(key);
-	double v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *c;
-
-		if (strncmp(line, key, kl) || (line[kl] != ' ' && line[kl] != ':'))
-			continue;
-		c = strchr(line, ':');
-		if (c)
-			v = strtod(c + 1, NULL);
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
 static int ext_enabled(pid_t pid)
 {
-	return (int)sched_field(pid, "ext.enabled");
+	return (int)proc_field(pid, "sched", "ext.enabled");
 }
 
 /* VDS tasks on all CPUs, from /sys/kernel/debug/sched/vds/state. */
@@ -408,10 +382,10 @@ static int on_normal_class(const pid_t *p, int n, int want, const char *when)
 		int i, moved = 0;
 
 		for (i = 0; i < n; i++)
-			v0[i] = sched_field(p[i], "se.vruntime");
+			v0[i] = proc_field(p[i], "sched", "se.vruntime");
 		sleep_ms(300);
 		for (i = 0; i < n; i++)
-			moved += sched_field(p[i], "se.vruntime") != v0[i];
+			moved += proc_field(p[i], "sched", "se.vruntime") != v0[i];
 		return tap_ok(want ? moved == n : moved == 0,
 			      "%s: se.vruntime advanced for %d of %d tasks (EEVDF %s them)",
 			      when, moved, n, want ? "runs" : "does not run");

@@ -252,6 +252,64 @@ static void kill_wait(pid_t pid)
 	}
 }
 
+/*
+ * A numeric field of /proc/<pid>/<file>, from a "key: value" or
+ * "key    : value" line ("ext.enabled" of sched, "nonvoluntary_ctxt_switches"
+ * of status); -1 if there is none.
+ */
+static double proc_field(pid_t pid, const char *file, const char *key)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	double v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *c;
+
+		if (strncmp(line, key, kl) || (line[kl] != ' ' && line[kl] != ':'))
+			continue;
+		c = strchr(line, ':');
+		if (c)
+			v = strtod(c + 1, NULL);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * A busy loop that records in @s the longest time it went without running
+ * (max_gap) and when it last ran; setting s->reset starts a new interval.
+ * Never returns.
+ */
+struct gap_slot {
+	volatile uint64_t max_gap, last;
+	volatile int reset;
+	volatile int policy;
+};
+
+static void gap_spin(struct gap_slot *s)
+{
+	uint64_t last = now_ns(), t;
+
+	for (;;) {
+		t = now_ns();
+		if (s->reset) {
+			s->reset = 0;
+			s->max_gap = 0;
+		} else if (t - last > s->max_gap) {
+			s->max_gap = t - last;
+		}
+		last = t;
+		s->last = t;
+	}
+}
+
 /* A value of the kernel command line, such as vdssmp=4. */
 static long cmdline_long(const char *key, long def)
 {
