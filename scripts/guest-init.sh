@@ -56,7 +56,7 @@ check | bench)
 	soak=$(arg vdssoak)
 	mode=any
 	case "$sched" in VDS*) mode=vds ;; esac
-	while read -r name tmo when flags _; do
+	while read -r name tmo when flags; do
 		case "$name" in '' | '#'*) continue ;; esac
 		# "canary" tests run only on the canary boot (vdscanary=1), which
 		# runs nothing else.
@@ -69,13 +69,25 @@ check | bench)
 			echo ",$only," | grep -q ",$name," || continue
 		fi
 		# "ext" tests need a kernel with sched_ext (make check EXT=1).
-		[ "$flags" = ext ] && [ ! -d /sys/kernel/sched_ext ] && continue
+		case " $flags " in *" ext "*) [ -d /sys/kernel/sched_ext ] || continue ;; esac
 		# SOAK=minutes (make check SOAK=30) lengthens the soak tests.
-		[ "$flags" = soak ] && [ "${soak:-0}" -gt 0 ] && tmo=$((tmo + soak * 60 + 30))
+		case " $flags " in *" soak "*) [ "${soak:-0}" -gt 0 ] && tmo=$((tmo + soak * 60 + 30)) ;; esac
 		echo "@@VDS-TEST-BEGIN $name" >$out
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		(cd /tmp && timeout -s KILL "$tmo" "$dir/$name") >$out 2>&1
 		rc=$?
+		# "retry": a timing test that failed runs once more (a busy host
+		# can stretch one run). The verdict counts the second attempt and
+		# names the first one's failures.
+		case " $flags " in *" retry "*)
+			if [ "$rc" != 0 ]; then
+				echo "@@VDS-TEST-RETRY $name rc=$rc" >$out
+				kill -9 -1 2>/dev/null
+				(cd /tmp && timeout -s KILL "$tmo" "$dir/$name") >$out 2>&1
+				rc=$?
+			fi
+			;;
+		esac
 		t1=$(cut -d' ' -f1 /proc/uptime)
 		echo "@@VDS-TEST-END $name rc=$rc secs=$(echo "$t0 $t1" | awk '{printf "%.1f", $2-$1}')" >$out
 		# Anything the test left behind must not leak into the next one.

@@ -50,6 +50,12 @@ def main():
             order.append(cur)
             tests[cur] = {"pass": 0, "fail": 0, "skip": 0, "plan": None,
                           "rc": None, "secs": "?", "bad": [], "diag": []}
+        elif l.startswith("@@VDS-TEST-RETRY ") and cur:
+            # A "retry" test failed once: its second attempt counts.
+            first = tests[cur]["bad"] or [f"exited with {l.split()[-1]}"]
+            tests[cur] = {"pass": 0, "fail": 0, "skip": 0, "plan": None,
+                          "rc": None, "secs": "?", "bad": [], "diag": [],
+                          "retried": first}
         elif l.startswith("@@VDS-TEST-END "):
             f = l.split()
             t = tests.get(f[1])
@@ -102,6 +108,8 @@ def main():
         status = "FAIL" if problems else "ok  "
         skip = f", {t['skip']} skipped" if t["skip"] else ""
         print(f"  {status} {tn}: {t['pass']} passed, {t['fail']} failed{skip} ({t['secs']} s)")
+        for r in t.get("retried", [])[:3]:
+            print(f"       retried, the first attempt failed: {r}")
         for p in problems:
             print(f"       {p}")
         if problems:

@@ -80,6 +80,18 @@ static int frozen(const char *cg)
 	return strstr(buf, "frozen 1") != NULL;
 }
 
+/* How the IDLEPRIO child got its CPU time, for a failure's diagnosis. */
+static void child_diag(const char *what, pid_t pid)
+{
+	struct schedstat st;
+
+	if (read_schedstat(pid, &st))
+		return;
+	diag("%s: ran %.2f ms in %llu slices, waited %.0f ms; %.0f involuntary switches",
+	     what, st.run_ns / 1e6, (unsigned long long)st.slices, st.wait_ns / 1e6,
+	     proc_field(pid, "sched", "nr_involuntary_switches"));
+}
+
 int main(void)
 {
 	int m = ncpus_online(), i;
@@ -111,6 +123,7 @@ int main(void)
 	while (lp->futex == 1 && now_ns() - t0 < 10000000000ull)
 		syscall(SYS_futex, &lp->futex, FUTEX_WAIT, 1, NULL, NULL, 0);
 	wait_futex = now_ns() - t0;
+	child_diag("futex holder", lp_pid);
 	tap_ok(lp->futex == 0 && wait_futex < 3000000000ull,
 	       "a futex held by a starving IDLEPRIO task is released within 3 s (%.0f ms)", wait_futex / 1e6);
 	kill_wait(lp_pid);
@@ -123,6 +136,7 @@ int main(void)
 		pw = idle_child(pipe_writer, NULL);
 		i = read(pipefd[0], &c, 1);
 		wait_pipe = now_ns() - t0;
+		child_diag("pipe writer", pw);
 		tap_ok(i == 1 && wait_pipe < 3000000000ull,
 		       "a pipe written by a starving IDLEPRIO task delivers within 3 s (%.0f ms)", wait_pipe / 1e6);
 		kill_wait(pw);

@@ -183,6 +183,22 @@ ok $? "the verdict fails a real captured WARN console log, quoting the WARNING l
 out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$REPO/tests/host/fixtures/hung.console" t)
 [ "$(echo "$out" | tail -n1)" = "1 1" ] && echo "$out" | grep -q 'INFO: task verdict_canary:189 blocked for more than 2 seconds'
 ok $? "the verdict fails the canary boot's real hung-task log, quoting the INFO line"
+# A "retry" test: a failed first attempt followed by a passing one passes
+# and names the first failure; two failed attempts fail.
+printf '[    0.1] Linux\n' >"$T/con"
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nnot ok 1 - slow\n@@VDS-TEST-RETRY t rc=1\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
+out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
+[ "$(echo "$out" | tail -n1)" = "2 0" ] && echo "$out" | grep -q 'retried, the first attempt failed: not ok 1 - slow'
+ok $? "a retried test counts its second attempt and names the first one's failure"
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nnot ok 1 - slow\n@@VDS-TEST-RETRY t rc=1\n1..1\nnot ok 1 - slow again\n@@VDS-TEST-END t rc=1 secs=1\n@@VDS-DONE\n' >"$T/res"
+r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t | tail -n1)
+[ "$r" = "1 1" ]
+ok $? "a retried test that fails twice fails (got '$r')"
+# The guest retries only tests flagged "retry" in tests/list, and the boot
+# budget allows for the second run.
+grep -q 'case " $flags " in \*" retry "\*)' "$REPO/scripts/guest-init.sh" &&
+	[ "$(awk '/ retry( |$)/' "$REPO/tests/list" | wc -l)" -ge 1 ]
+ok $? "guest-init.sh retries the tests tests/list flags \"retry\""
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..3\nok 1 - fine\n' >"$T/res"
 printf '[    0.1] Linux\n' >"$T/con"
 r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
