@@ -63,8 +63,8 @@ say "check: seed $SEED (replay a fuzzer failure with SEED=$SEED)$soakmsg"
 boots=()
 if [ "$has_vds" = 1 ]; then
 	boots+=("vds-smp$SMP|$SMP||vds|${ONLY:-}")
-	# NO_EEVDF=1: no vds=off boot (the PREEMPT_RT pass of CI: mainline's
-	# class with our hooks is the normal pass's business).
+	# NO_EEVDF=1: no vds=off boot (CI's debug and PREEMPT_RT passes:
+	# mainline's class with our hooks idle is the normal pass's business).
 	[ "${NO_EEVDF:-0}" != 1 ] &&
 		boots+=("eevdf-smp$SMP|$SMP|vds=off|any|${ONLY:-}")
 	# Hotplug at 8 vCPUs: the storm needs them.
