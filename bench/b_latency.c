@@ -14,6 +14,7 @@ int main(int argc, char **argv)
 	uint64_t *lat = calloc(periods, sizeof(*lat)), next;
 	pid_t hogs[128];
 	double mean = 0, var = 0;
+	int max_at = 0, over = 0;
 
 	for (i = 0; i < 2 * m && i < 128; i++)
 		hogs[i] = spawn_hog(-1, 0);
@@ -36,16 +37,22 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < 2 * m && i < 128; i++)
 		kill_wait(hogs[i]);
-	for (i = 0; i < n; i++)
+	/* Where the longest wait was, and how many waits exceeded 20 ms. */
+	for (i = 0; i < n; i++) {
 		mean += lat[i];
+		if (lat[i] > lat[max_at])
+			max_at = i;
+		over += lat[i] > 20000000ull;
+	}
 	mean /= n;
 	for (i = 0; i < n; i++)
 		var += (lat[i] - mean) * (lat[i] - mean);
 	var /= n > 1 ? n - 1 : 1;
 	qsort(lat, n, sizeof(*lat), cmp_u64);
 	printf("{\"bench\":\"latency_2M_hogs\",\"samples\":%d,\"mean_us\":%.1f,\"sd_us\":%.1f,"
-	       "\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f}\n",
+	       "\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,"
+	       "\"max_at_sample\":%d,\"over_20ms\":%d}\n",
 	       n, mean / 1e3, sqrt(var) / 1e3, lat[n / 2] / 1e3, lat[n * 99 / 100] / 1e3,
-	       lat[n * 999 / 1000] / 1e3, lat[n - 1] / 1e3);
+	       lat[n * 999 / 1000] / 1e3, lat[n - 1] / 1e3, max_at, over);
 	return 0;
 }
