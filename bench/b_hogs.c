@@ -2,8 +2,10 @@
 /*
  * Throughput of CPU hogs: M, then 2M hogs each counting loop iterations of a
  * small fixed computation for a while; total iterations per second (in
- * millions), and Jain's fairness index of the per-hog counts. Also the
- * shares of a nice 0 and a nice 10 hog on one CPU.
+ * millions), and Jain's fairness index of the per-hog counts. Then pairs of
+ * hogs at two nice levels pinned to one CPU (0/1, 0/5, 0/10, 0/19, -10/0,
+ * 18/19, -2/-1), half the time each: share_<a>_<b>_pct is the share of the
+ * lower nice a (tuning.md, "Nice levels", has both formulas).
  * Prints one JSON line.  b_hogs [seconds]
  */
 #include "tap.h"
@@ -46,14 +48,24 @@ static double run(int n, int secs, double *jain)
 
 int main(int argc, char **argv)
 {
+	static const int pairs[][2] = {
+		{ 0, 1 }, { 0, 5 }, { 0, 10 }, { 0, 19 }, { -10, 0 }, { 18, 19 }, { -2, -1 },
+	};
 	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 10) / 2, m = ncpus_online(), cpu = m - 1;
 	double j1, j2, t1 = run(m, secs, &j1), t2 = run(2 * m + 1, secs, &j2);
-	pid_t a = spawn_hog(cpu, 0), b = spawn_hog(cpu, 10);
-	uint64_t ra, rb;
+	unsigned int i;
 
-	run_pair(a, b, 300, secs * 1000, &ra, &rb);
 	printf("{\"bench\":\"hogs\",\"M_mops_per_s\":%.2f,\"M_jain\":%.4f,\"2M1_mops_per_s\":%.2f,"
-	       "\"2M1_jain\":%.4f,\"nice10_share_pct\":%.2f}\n",
-	       t1, j1, t2, j2, 100.0 * rb / (ra + rb));
+	       "\"2M1_jain\":%.4f", t1, j1, t2, j2);
+	/* Two hogs pinned to one CPU: the share of the lower nice, per pair. */
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		pid_t a = spawn_hog(cpu, pairs[i][0]), b = spawn_hog(cpu, pairs[i][1]);
+		uint64_t ra, rb;
+
+		run_pair(a, b, 300, secs * 500, &ra, &rb);
+		printf(",\"share_%d_%d_pct\":%.2f", pairs[i][0], pairs[i][1],
+		       ra + rb ? 100.0 * ra / (ra + rb) : 0.0);
+	}
+	printf("}\n");
 	return 0;
 }

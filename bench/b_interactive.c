@@ -5,7 +5,10 @@
  * CPU demand sweeping 0-100 % of the period in 5 % steps), each run against
  * loads: none, M and 2M CPU burners (M = online CPUs), a futex token ring,
  * messaging (rt-tests hackbench) and a fork storm (2M short-lived children
- * at a time, each burning 5-50 ms of CPU).
+ * at a time, each burning 5-50 ms of CPU). The one-CPU mode: the task pinned
+ * to the last CPU, alone there (cpu1_none) and with one nice 0 hog pinned
+ * there too (cpu1_hog), where a task asking for less than half the CPU
+ * should get all of it (issue 15).
  *
  * A waker thread at SCHED_FIFO 50 sleeps to the start of each period, takes
  * a timestamp and wakes the task through a futex; the task (SCHED_NORMAL)
@@ -75,7 +78,7 @@ static void *waker(void *arg)
 	return NULL;
 }
 
-static void run_model(const struct model *md, const char *load, unsigned int ms)
+static void run_model(const struct model *md, const char *load, unsigned int ms, int cpu)
 {
 	struct run r = { .md = md };
 	pthread_t w;
@@ -85,6 +88,8 @@ static void run_model(const struct model *md, const char *load, unsigned int ms)
 	long n = 0, met = 0, seen = 0, posted, k;
 	struct lstats s;
 
+	if (cpu >= 0)
+		pin_to(0, cpu);
 	/* make bench BAD=2: the measured task at a bad nice level (loads stay at 0). */
 	setpriority(PRIO_PROCESS, (id_t)gettid(), (int)cmdline_long("vdsbadnice", 0));
 	r.maxk = ms * 1000000ull / md->period_ns + 2;
@@ -124,6 +129,8 @@ static void run_model(const struct model *md, const char *load, unsigned int ms)
 	}
 	pthread_join(w, NULL);
 	setpriority(PRIO_PROCESS, (id_t)gettid(), 0);
+	if (cpu >= 0)
+		set_affinity_bits(0, ~0ul);
 	posted = 0;
 	for (k = 1; k < r.maxk && r.stamp[k]; k++) {
 		requested += work_of(md, k);
@@ -233,6 +240,11 @@ static pid_t start_load(const char *name, int m)
 		load_messaging();
 	else if (!strcmp(name, "forks"))
 		load_forks(2 * m);
+	else if (!strcmp(name, "cpu1_hog")) {
+		spawn_hog(m - 1, 0);
+		for (;;)
+			pause();
+	}
 	_exit(0);
 }
 
@@ -249,7 +261,8 @@ static void stop_load(pid_t p)
 
 int main(int argc, char **argv)
 {
-	static const char *loads[] = { "none", "burn_M", "burn_2M", "ring", "messaging", "forks" };
+	static const char *loads[] = { "none", "burn_M", "burn_2M", "ring", "messaging", "forks",
+				       "cpu1_none", "cpu1_hog" };
 	unsigned int ms = argc > 1 ? (unsigned int)atoi(argv[1]) : (unsigned int)cmdline_long("vdsbenchsecs", 10) * 300;
 	int m = ncpus_online();
 	const char *only = getenv("INTER_LOADS");
@@ -261,10 +274,13 @@ int main(int argc, char **argv)
 
 		if (only && !strstr(only, loads[l]))
 			continue;
-		p = strcmp(loads[l], "none") ? start_load(loads[l], m) : 0;
+		p = strcmp(loads[l], "none") && strcmp(loads[l], "cpu1_none") ?
+			start_load(loads[l], m) : 0;
 		sleep_ms(300);
+		/* cpu1_*: the measured task pinned to the last CPU, with its load. */
 		for (unsigned int i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-			run_model(&models[i], loads[l], ms);
+			run_model(&models[i], loads[l], ms,
+				  strncmp(loads[l], "cpu1_", 5) ? -1 : m - 1);
 		stop_load(p);
 	}
 	return 0;

@@ -16,12 +16,13 @@ LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000",
 INTER_MODELS = [("audio", "audio: 2.5 ms of CPU every 50 ms"),
                 ("video", "video: 6.7 ms of CPU every 16.7 ms"),
                 ("x", "X-like: period 20 ms, demand sweeping 0–100 %")]
-INTER_LOADS = ["none", "burn_M", "burn_2M", "ring", "messaging", "forks"]
+INTER_LOADS = ["none", "burn_M", "burn_2M", "ring", "messaging", "forks", "cpu1_none", "cpu1_hog"]
 
 
 def direction(key):
     """+1 higher is better, -1 lower is better, 0 informational."""
-    if key.endswith("samples") or key in ("files", "nice10_share_pct", "skipped"):
+    if key.endswith("samples") or key in ("files", "nice10_share_pct", "skipped") \
+            or key.startswith("share_"):
         return 0
     if key.endswith("_per_s") or key.endswith("_pct") or key.endswith("jain"):
         return 1
