@@ -71,8 +71,9 @@ say "$mode: $nopt options set (=y or =m), VDS $(grep -q '^CONFIG_SCHED_VDS=y' "$
 if [ "$mode" = deb-check ]; then
 	say "deb-check: building kernel/sched/ and init/ in $out"
 	run_logged "$out/build.log" "deb-check" kmake -j"$(nproc)" kernel/sched/ init/
-	# vds.c is compiled as part of build_policy.c.
-	nm "$out/kernel/sched/build_policy.o" 2>/dev/null | grep -q ' vds_sched_class$' ||
+	# vds.c is compiled as part of build_policy.c. Not grep -q: with
+	# pipefail, nm killed by SIGPIPE after an early match fails the check.
+	nm "$out/kernel/sched/build_policy.o" 2>/dev/null | grep ' vds_sched_class$' >/dev/null ||
 		die "deb-check: no vds_sched_class in kernel/sched/build_policy.o (log: $out/build.log)"
 	w=$(grep -cE 'warning:' "$out/build.log")
 	[ "$w" = 0 ] || { grep -E 'warning:' "$out/build.log" | head -n 10 >&2; die "deb-check: $w compiler warnings (log: $out/build.log)"; }

@@ -25,6 +25,10 @@ out=/dev/ttyS1
 # make bench BAD=1: a deliberately bad slice length, set before anything runs.
 rr=$(arg vdsrr)
 [ -n "$rr" ] && [ -w /proc/sys/kernel/rr_interval ] && echo "$rr" >/proc/sys/kernel/rr_interval
+# make bench BAD=3: VDS with the deadline arithmetic before patch 0020.
+carry=$(arg vdscarry)
+[ -n "$carry" ] && [ -w /sys/kernel/debug/sched/vds/nice_carry ] &&
+	echo "$carry" >/sys/kernel/debug/sched/vds/nice_carry
 
 sched="EEVDF (mainline)"
 if [ -r /sys/kernel/debug/sched/vds/active ]; then
