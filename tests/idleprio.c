@@ -9,7 +9,12 @@
  * (three turns: under TCG a whole turn can be lost, its slice charged
  * while the vCPU waits for the host; a debug boot showed one 2.0 s gap).
  * kill -9 of a starving IDLEPRIO task completes within a second, and so
- * does freezing its cgroup.
+ * does freezing its cgroup. A PI futex (FUTEX_LOCK_PI) an IDLEPRIO task
+ * holds while it burns 60 ms of CPU is handed to a NORMAL waiter within
+ * three times what the same costs with a NORMAL holder, measured just
+ * before, plus a second: a waiter of the same nice lends the owner no
+ * priority, and an IDLEPRIO owner used to finish at a slice a second
+ * (about 10 s); it now runs as NORMAL while it has a waiter.
  *
  * The bound is on the holder's longest wait, not on the waiter's: that is
  * a number of such turns, and how many the child needs depends on what its
@@ -20,6 +25,7 @@
  */
 #include "tap.h"
 #include <linux/futex.h>
+#include <stdatomic.h>
 
 static pid_t idle_child(void (*fn)(void *), void *arg)
 {
@@ -88,6 +94,67 @@ static void futex_holder(void *arg)
 	spin_forever(NULL);
 }
 
+/*
+ * Hold a PI futex (taken in user space: 0 -> tid) for @arg ms of CPU,
+ * then release it through the kernel once a waiter has queued.
+ */
+struct pilock {
+	_Atomic unsigned int word;
+	volatile int held;
+};
+
+static struct pilock *pil;
+
+static void pi_holder(void *arg)
+{
+	unsigned int tid = (unsigned int)gettid(), zero = 0;
+	uint64_t end;
+
+	if (!atomic_compare_exchange_strong(&pil->word, &zero, tid))
+		_exit(1);
+	pil->held = 1;
+	end = thread_cpu_ns() + (uint64_t)(long)arg * 1000000ull;
+	while (thread_cpu_ns() < end)
+		;
+	if (!atomic_compare_exchange_strong(&pil->word, &tid, 0))
+		syscall(SYS_futex, &pil->word, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0);
+	spin_forever(NULL);
+}
+
+/*
+ * A NORMAL waiter takes the PI futex from a holder of @policy burning
+ * 60 ms under it: ms until it has it (15 s at most), -1 on an error.
+ */
+static double pi_wait(int policy)
+{
+	struct timespec to;
+	uint64_t t0;
+	pid_t h;
+	long r;
+
+	atomic_store(&pil->word, 0);
+	pil->held = 0;
+	h = fork();
+	if (h == 0) {
+		struct sched_param sp = { 0 };
+
+		sched_setscheduler(0, policy, &sp);
+		pi_holder((void *)60L);
+	}
+	t0 = now_ns();
+	while (!pil->held && now_ns() - t0 < 10000000000ull)
+		usleep(1000);
+	clock_gettime(CLOCK_REALTIME, &to);
+	to.tv_sec += 15;
+	t0 = now_ns();
+	r = pil->held ? syscall(SYS_futex, &pil->word, FUTEX_LOCK_PI, 0, &to, NULL, 0) : -1;
+	t0 = now_ns() - t0;
+	if (r == 0 && !atomic_compare_exchange_strong(&pil->word, &(unsigned int){ (unsigned int)gettid() }, 0))
+		syscall(SYS_futex, &pil->word, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0);
+	kill_wait(h);
+	return r == 0 ? t0 / 1e6 : -1;
+}
+
 static int pipefd[2];
 
 static void pipe_writer(void *arg)
@@ -130,7 +197,8 @@ int main(void)
 	char path[128], v[32];
 	double share;
 
-	tap_plan(6);
+	tap_plan(7);
+	pil = shared_mem(sizeof(*pil));
 	for (i = 0; i < m && i < 64; i++)
 		hogs[i] = spawn_hog(-1, 0);
 	ip = idle_child(spin_forever, NULL);
@@ -176,6 +244,21 @@ int main(void)
 		kill_wait(pw);
 	} else {
 		tap_ok(0, "pipe");
+	}
+
+	/* A NORMAL task waits on a PI futex an IDLEPRIO task holds. */
+	{
+		double floor = pi_wait(SCHED_OTHER), idle = pi_wait(SCHED_IDLE);
+
+		if (floor >= 0 && idle >= 0 && idle >= 3 * floor + 1000) {
+			diag("PI futex: %.0f ms from an IDLEPRIO holder, %.0f ms from a NORMAL one; measuring once more",
+			     idle, floor);
+			floor = pi_wait(SCHED_OTHER);
+			idle = pi_wait(SCHED_IDLE);
+		}
+		tap_ok(floor >= 0 && idle >= 0 && idle < 3 * floor + 1000,
+		       "a PI futex held by an IDLEPRIO task busy for 60 ms of CPU: a NORMAL waiter has it after %.0f ms (< 3 x %.0f ms with a NORMAL holder + 1 s)",
+		       idle, floor);
 	}
 
 	/* kill -9 of a starving IDLEPRIO task. */
