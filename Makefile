@@ -3,7 +3,7 @@
 #   make          get the 6.12 source, apply the series, build, boot it in QEMU
 #   make check    the same build, then the in-guest test suite
 #
-# Knobs (make VAR=value): SMP=4 vCPUs, DEBUG=1 debug kernel, KASAN=1,
+# Knobs (make VAR=value): SMP=4 vCPUs, DEBUG=1 debug kernel, KASAN=1, KCSAN=1,
 # KSRC=/path/to/linux-6.12 your own tree, ONLY=test1,test2, WORK=folder.
 #
 #   make deb        a full kernel with VDS as Debian packages

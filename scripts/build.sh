@@ -9,8 +9,9 @@ out=$(build_dir)
 kwork_lock
 mkdir -p "$out"
 frags=("$REPO/configs/qemu.config")
-[ "$DEBUG" = 1 ] || [ "$KASAN" = 1 ] && frags+=("$REPO/configs/debug.config")
+[ "$DEBUG" = 1 ] || [ "$KASAN" = 1 ] || [ "$KCSAN" = 1 ] && frags+=("$REPO/configs/debug.config")
 [ "$KASAN" = 1 ] && frags+=("$REPO/configs/kasan.config")
+[ "$KCSAN" = 1 ] && frags+=("$REPO/configs/kcsan.config")
 [ "$EXT" = 1 ] && frags+=("$REPO/configs/ext.config")
 [ "$RT" = 1 ] && frags+=("$REPO/configs/rt.config")
 

@@ -88,7 +88,7 @@ echo "  $p passed, $f failed"
 total_p=$((total_p + p))
 total_f=$((total_f + f))
 # Debian's full config compiles what the guest config leaves out (make deb-check).
-if [ "$DEBUG" = 0 ] && [ "$KASAN" = 0 ] && [ -z "${ONLY:-}" ] && [ "${DEBCHECK:-1}" = 1 ]; then
+if [ "$DEBUG" = 0 ] && [ "$KASAN" = 0 ] && [ "$KCSAN" = 0 ] && [ -z "${ONLY:-}" ] && [ "${DEBCHECK:-1}" = 1 ]; then
 	echo "== deb-check (Debian's config + configs/desktop.config: kernel/sched/ and init/)"
 	t0=$(date +%s)
 	if bash "$REPO/scripts/deb.sh" deb-check >"$RUNDIR/deb-check.log" 2>&1; then

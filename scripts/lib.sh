@@ -13,6 +13,7 @@ KVER_PIN=${KVER_PIN:-6.12.117-1~deb12u1}
 SMP=${SMP:-4}
 DEBUG=${DEBUG:-0}
 KASAN=${KASAN:-0}
+KCSAN=${KCSAN:-0}
 EXT=${EXT:-0}
 RT=${RT:-0}
 SOAK=${SOAK:-0}
@@ -44,6 +45,8 @@ check_knobs() {
 	[ "$SMP" -ge 1 ] && [ "$SMP" -le 64 ] || die "SMP=$SMP is out of range (use 1..64)"
 	case "$DEBUG" in 0 | 1) ;; *) die "DEBUG='$DEBUG' must be 0 or 1" ;; esac
 	case "$KASAN" in 0 | 1) ;; *) die "KASAN='$KASAN' must be 0 or 1" ;; esac
+	case "$KCSAN" in 0 | 1) ;; *) die "KCSAN='$KCSAN' must be 0 or 1" ;; esac
+	[ "$KASAN$KCSAN" != 11 ] || die "KASAN=1 and KCSAN=1 do not go together (the kernel builds one sanitizer of the two)"
 	case "$EXT" in 0 | 1) ;; *) die "EXT='$EXT' must be 0 or 1" ;; esac
 	case "$RT" in 0 | 1) ;; *) die "RT='$RT' must be 0 or 1" ;; esac
 	case "$SOAK" in
@@ -65,10 +68,12 @@ ksrc_dir() {
 	fi
 }
 
-# The flavour of the build: qemu, debug or kasan.
+# The flavour of the build: qemu, debug, kasan or kcsan.
 flavour() {
 	if [ "$KASAN" = 1 ]; then
 		echo kasan
+	elif [ "$KCSAN" = 1 ]; then
+		echo kcsan
 	elif [ "$DEBUG" = 1 ]; then
 		echo debug
 	else

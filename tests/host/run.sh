@@ -183,6 +183,17 @@ ok $? "the verdict fails a real captured WARN console log, quoting the WARNING l
 out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$REPO/tests/host/fixtures/hung.console" t)
 [ "$(echo "$out" | tail -n1)" = "1 1" ] && echo "$out" | grep -q 'INFO: task verdict_canary:189 blocked for more than 2 seconds'
 ok $? "the verdict fails the canary boot's real hung-task log, quoting the INFO line"
+# KCSAN: a data race in VDS code fails the log; one in mainline code is
+# noted and does not.
+kc() { printf '[    1.0] ==================================================================\n[    1.0] BUG: KCSAN: data-race in %s / %s\n[    1.0] \n[    1.0] write to 0xffff888003 of 8 bytes by task 1 on cpu 0:\n[    1.0]  %s+0x2c/0x80\n[    1.0] Reported by Kernel Concurrency Sanitizer on:\n[    1.0] ==================================================================\n' "$1" "$2" "$1"; }
+{ printf '[    0.1] Linux\n'; kc balance_vds enqueue_task_vds; } >"$T/con"
+r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t | tail -n1)
+[ "$r" = "1 1" ]
+ok $? "the verdict fails a KCSAN data race in VDS code (got '$r')"
+{ printf '[    0.1] Linux\n'; kc tick_nohz_idle_enter hrtimer_interrupt; } >"$T/con"
+out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
+[ "$(echo "$out" | tail -n1)" = "2 0" ] && echo "$out" | grep -q 'KCSAN: data-race in tick_nohz_idle_enter'
+ok $? "a KCSAN data race outside VDS code is noted, not failed"
 # A "retry" test: a failed first attempt followed by a passing one passes
 # and names the first failure; two failed attempts fail.
 printf '[    0.1] Linux\n' >"$T/con"
