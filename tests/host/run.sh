@@ -194,6 +194,12 @@ ok $? "the verdict fails a KCSAN data race in VDS code (got '$r')"
 out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
 [ "$(echo "$out" | tail -n1)" = "2 0" ] && echo "$out" | grep -q 'KCSAN: data-race in tick_nohz_idle_enter'
 ok $? "a KCSAN data race outside VDS code is noted, not failed"
+# Called from VDS, racing in mainline: mainline's (vds_clock() reads the
+# fast timekeeper, which KCSAN reports against timekeeping_update()).
+{ printf '[    0.1] Linux\n'; kc ktime_get_mono_fast_ns timekeeping_update | sed 's/^\(.*+0x2c\/0x80\)$/\1\n[    1.0]  enqueue_task_vds+0x10\/0x90/'; } >"$T/con"
+out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
+[ "$(echo "$out" | tail -n1)" = "2 0" ] && grep -q enqueue_task_vds "$T/con"
+ok $? "a KCSAN race in mainline code called from VDS is noted, not failed"
 # A "retry" test: a failed first attempt followed by a passing one passes
 # and names the first failure; two failed attempts fail.
 printf '[    0.1] Linux\n' >"$T/con"
