@@ -11,9 +11,10 @@ ctxt() { awk '/^ctxt/ {print $2}' /proc/stat; }
 # Of the migrations, the tasks VDS pulled at a pick (sched/vds/state);
 # the rest are wakeups placed on another CPU. "null" under EEVDF.
 V=/sys/kernel/debug/sched/vds
-pulls() {
+# Of the pulls, those by a CPU that had nothing to run (idle_pulls).
+pulls() { # pulls <word in sched/vds/state>
 	if [ "$(cat $V/active 2>/dev/null)" = 1 ]; then
-		awk '{for (i = 1; i < NF; i++) if ($i == "pulls") n += $(i + 1)} END {print n + 0}' $V/state
+		awk -v w="$1" '{for (i = 1; i < NF; i++) if ($i == w) n += $(i + 1)} END {print n + 0}' $V/state
 	else
 		echo null
 	fi
@@ -34,20 +35,21 @@ mig_count() {
 	echo 0 >$T/events/sched/sched_migrate_task/enable
 	cat $T/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ {n += $2} END {print n + 0}'
 }
-run() { # run [schedtool -B -e] hackbench args: prints "seconds switches migrations pulls"
+run() { # run [schedtool -B -e] hackbench args: prints "seconds switches migrations pulls idle_pulls"
 	mig_start
-	c0=$(ctxt) p0=$(pulls)
+	c0=$(ctxt) p0=$(pulls pulls) i0=$(pulls idle_pulls)
 	s=$("$@" -g 8 -f 10 -l 300 2>&1 | sed -n 's/^Time: *//p')
-	c1=$(ctxt) p1=$(pulls)
+	c1=$(ctxt) p1=$(pulls pulls) i1=$(pulls idle_pulls)
 	[ "$p0" = null ] || p1=$((p1 - p0))
-	echo "${s:-null} $((c1 - c0)) $(mig_count) $p1"
+	[ "$i0" = null ] || i1=$((i1 - i0))
+	echo "${s:-null} $((c1 - c0)) $(mig_count) $p1 $i1"
 }
-# shellcheck disable=SC2046 # each run prints four words on purpose
+# shellcheck disable=SC2046 # each run prints five words on purpose
 set -- $(run hackbench) $(run hackbench -T) $(run schedtool -B -e hackbench) \
 	$(run schedtool -B -e hackbench -T)
 j=
 for m in process thread batch_process batch_thread; do
-	j="$j,\"${m}_s\":$1,\"${m}_ctxt\":$2,\"${m}_migr\":$3,\"${m}_pulls\":$4"
-	shift 4
+	j="$j,\"${m}_s\":$1,\"${m}_ctxt\":$2,\"${m}_migr\":$3,\"${m}_pulls\":$4,\"${m}_idle_pulls\":$5"
+	shift 5
 done
 echo "{\"bench\":\"hackbench\"$j}"

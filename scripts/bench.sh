@@ -13,17 +13,20 @@
 #   BAD=3  VDS against VDS with the deadline arithmetic of patch 0019 (no
 #          earliness carry, debugfs sched/vds/nice_carry=0): what patch
 #          0020 changed, in one run
+#   BAD=4  VDS against VDS whose idle CPUs pull a waiting task at once
+#          (debugfs sched/vds/idle_wait_ns=0): what patch 0023 changed
 . "$(dirname "$0")/lib.sh"
 check_knobs
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
 BAD=${BAD:-0}
 ONLY=${ONLY:-}
-case "$BAD" in 0 | 1 | 2 | 3) ;; *) die "BAD='$BAD' must be 0, 1, 2 or 3" ;; esac
+case "$BAD" in 0 | 1 | 2 | 3 | 4) ;; *) die "BAD='$BAD' must be 0, 1, 2, 3 or 4" ;; esac
 scheds="eevdf vds"
 [ "$BAD" = 1 ] && scheds="vds vds-rr1000"
 [ "$BAD" = 2 ] && scheds="vds vds-nice19"
 [ "$BAD" = 3 ] && scheds="vds-steps vds"
+[ "$BAD" = 4 ] && scheds="vds-eager vds"
 case "$ROUNDS" in '' | *[!0-9]* | 0) die "ROUNDS='$ROUNDS' must be a number >= 1" ;; esac
 secs=10
 if [ "$QUICK" = 1 ]; then
@@ -87,6 +90,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
 		vds-nice19) cmd="$cmd vdsbadnice=19" ;;
 		vds-steps) cmd="$cmd vdscarry=0" ;;
+		vds-eager) cmd="$cmd vdsidlewait=0" ;;
 		esac
 		name=round$r-$s
 		load0=$(cut -d' ' -f1 /proc/loadavg)
