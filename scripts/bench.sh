@@ -13,8 +13,9 @@
 #   BAD=3  VDS against VDS with the deadline arithmetic of patch 0019 (no
 #          earliness carry, debugfs sched/vds/nice_carry=0): what patch
 #          0020 changed, in one run
-#   BAD=4  VDS against VDS whose idle CPUs pull a waiting task at once
-#          (debugfs sched/vds/idle_wait_ns=0): what patch 0023 changed
+#   BAD=4  VDS against VDS whose CPUs pull a task that just began to wait
+#          (debugfs sched/vds/pull_wait_ns=0, or PULLWAIT=<ns>): what patch
+#          0023 changed
 . "$(dirname "$0")/lib.sh"
 check_knobs
 ROUNDS=${ROUNDS:-3}
@@ -90,7 +91,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
 		vds-nice19) cmd="$cmd vdsbadnice=19" ;;
 		vds-steps) cmd="$cmd vdscarry=0" ;;
-		vds-eager) cmd="$cmd vdsidlewait=0" ;;
+		vds-eager) cmd="$cmd vdspullwait=${PULLWAIT:-0}" ;;
 		esac
 		name=round$r-$s
 		load0=$(cut -d' ' -f1 /proc/loadavg)

@@ -29,10 +29,10 @@ rr=$(arg vdsrr)
 carry=$(arg vdscarry)
 [ -n "$carry" ] && [ -w /sys/kernel/debug/sched/vds/nice_carry ] &&
 	echo "$carry" >/sys/kernel/debug/sched/vds/nice_carry
-# make bench BAD=4: idle CPUs pull at once, as before patch 0023.
-idlewait=$(arg vdsidlewait)
-[ -n "$idlewait" ] && [ -w /sys/kernel/debug/sched/vds/idle_wait_ns ] &&
-	echo "$idlewait" >/sys/kernel/debug/sched/vds/idle_wait_ns
+# make bench BAD=4: CPUs pull a task that just began to wait, as before patch 0023.
+pullwait=$(arg vdspullwait)
+[ -n "$pullwait" ] && [ -w /sys/kernel/debug/sched/vds/pull_wait_ns ] &&
+	echo "$pullwait" >/sys/kernel/debug/sched/vds/pull_wait_ns
 
 sched="EEVDF (mainline)"
 if [ -r /sys/kernel/debug/sched/vds/active ]; then
