@@ -91,17 +91,10 @@ static double stat_refresh_ms(unsigned int limit_ms, pid_t *writer)
 	return *done > 0 ? *done / 1e6 : -1;
 }
 
-/* @cpu's ISO usage average in 1/1024, from sched/vds/state; -1 if unknown. */
+/* @cpu's ISO usage average in 1/1024; -1 if unknown. */
 static long iso_avg(int cpu)
 {
-	char buf[16384], key[16], *p;
-
-	if (read_file("/sys/kernel/debug/sched/vds/state", buf, sizeof(buf)))
-		return -1;
-	snprintf(key, sizeof(key), "cpu%-3d ", cpu);
-	p = strstr(buf, key);
-	p = p ? strstr(p, " iso ") : NULL;
-	return p ? strtol(p + 5, NULL, 10) : -1;
+	return vds_state_field(cpu, " iso ");
 }
 
 static int phase_one(int m)

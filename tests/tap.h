@@ -209,6 +209,22 @@ static long read_long(const char *path, long def)
 	return strtol(buf, NULL, 10);
 }
 
+/*
+ * The number after @field (" util ", " iso ") on @cpu's line of
+ * /sys/kernel/debug/sched/vds/state; -1 if there is none.
+ */
+static long vds_state_field(int cpu, const char *field)
+{
+	char buf[16384], key[16], *p;
+
+	if (read_file("/sys/kernel/debug/sched/vds/state", buf, sizeof(buf)))
+		return -1;
+	snprintf(key, sizeof(key), "cpu%-3d ", cpu);
+	p = strstr(buf, key);
+	p = p ? strstr(p, field) : NULL;
+	return p ? strtol(p + strlen(field), NULL, 10) : -1;
+}
+
 static int set_cpu_online(int cpu, int on)
 {
 	char path[80];

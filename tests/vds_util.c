@@ -10,16 +10,7 @@
 
 static long util_of(int cpu)
 {
-	char buf[8192], key[32], *p;
-
-	if (read_file("/sys/kernel/debug/sched/vds/state", buf, sizeof(buf)))
-		return -1;
-	snprintf(key, sizeof(key), "cpu%-3d", cpu);
-	p = strstr(buf, key);
-	if (!p)
-		return -1;
-	p = strstr(p, " util ");
-	return p ? strtol(p + 6, NULL, 10) : -1;
+	return vds_state_field(cpu, " util ");
 }
 
 int main(void)
