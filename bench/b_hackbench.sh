@@ -5,9 +5,7 @@
 # tell the cost of wakeup preemption from the cost of the runqueue.
 # Migrations are sched_migrate_task events, counted by the trace buffers
 # (entries plus overruns), "null" without tracefs.
-T=/sys/kernel/tracing
-[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
-ctxt() { awk '/^ctxt/ {print $2}' /proc/stat; }
+. "$(dirname "$0")/counts.sh"
 # Of the migrations, the tasks VDS pulled at a pick (sched/vds/state);
 # the rest are wakeups placed on another CPU. "null" under EEVDF.
 V=/sys/kernel/debug/sched/vds
@@ -18,22 +16,6 @@ pulls() { # pulls <word in sched/vds/state>
 	else
 		echo null
 	fi
-}
-mig_start() {
-	[ -w $T/events/sched/sched_migrate_task/enable ] || return 0
-	echo 0 >$T/tracing_on
-	echo >$T/trace
-	echo 1 >$T/events/sched/sched_migrate_task/enable
-	echo 1 >$T/tracing_on
-}
-mig_count() {
-	if [ ! -w $T/events/sched/sched_migrate_task/enable ]; then
-		echo null
-		return
-	fi
-	echo 0 >$T/tracing_on
-	echo 0 >$T/events/sched/sched_migrate_task/enable
-	cat $T/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ {n += $2} END {print n + 0}'
 }
 run() { # run [schedtool -B -e] hackbench args: prints "seconds switches migrations pulls idle_pulls"
 	mig_start

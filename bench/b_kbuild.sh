@@ -2,10 +2,12 @@
 # kbuild-like job: make -jN compiling generated C files with the host's gcc,
 # shared read-only over virtio-9p (mount tag hostusr; scripts/boot.sh adds
 # it when BOOT_HOSTUSR=1) and run in a chroot whose /usr is that share.
-# N = M, 2M, 4M (M = online CPUs); wall seconds each (lower is better).
+# N = M, 2M, 4M (M = online CPUs); wall seconds each (lower is better),
+# with the context switches and migrations each build took (counts.sh).
 # Files: vdsbenchsecs * 2 + 4 (24 by default, 10 with QUICK=1), or $1: gcc under
 # TCG takes about a second per file, so a few hundred would not fit a run.
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
+. "$(dirname "$0")/counts.sh"
 secs=$(arg vdsbenchsecs)
 files=${1:-$(( ${secs:-10} * 2 + 4 ))}
 m=$(nproc)
@@ -67,6 +69,8 @@ up() { cut -d' ' -f1 /proc/uptime; }
 line="{\"bench\":\"kbuild\",\"files\":$files"
 for mult in 1 2 4; do
 	j=$((m * mult))
+	mig_start
+	c0=$(ctxt)
 	t0=$(up)
 	if chroot $R /usr/bin/make -s -C /tmp/src -j$j >/tmp/kbuild.log 2>&1; then
 		t1=$(up)
@@ -75,8 +79,9 @@ for mult in 1 2 4; do
 		tail -n5 /tmp/kbuild.log | sed 's/^/# /'
 		s=null
 	fi
-	[ $mult = 1 ] && key=jM_s || key=j${mult}M_s
-	line="$line,\"$key\":$s"
+	c1=$(ctxt)
+	[ $mult = 1 ] && key=jM || key=j${mult}M
+	line="$line,\"${key}_s\":$s,\"${key}_ctxt\":$((c1 - c0)),\"${key}_migr\":$(mig_count)"
 	chroot $R /usr/bin/make -s -C /tmp/src clean
 done
 echo "$line}"
