@@ -14,7 +14,7 @@ NOISE = 0.05  # below this relative difference, call it the same
 LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000",
           "vds-nice19": "VDS, measured tasks at nice 19",
           "vds-steps": "VDS without the earliness carry (0019)",
-          "vds-eager": "VDS, pulls at once (pull_wait_ns=0)"}
+          "vds-eager": "VDS, pull_wait_ns=0 (or PULLWAIT, see command)"}
 INTER_MODELS = [("audio", "audio: 2.5 ms of CPU every 50 ms"),
                 ("video", "video: 6.7 ms of CPU every 16.7 ms"),
                 ("x", "X-like: period 20 ms, demand sweeping 0–100 %")]

@@ -14,8 +14,8 @@
 #          earliness carry, debugfs sched/vds/nice_carry=0): what patch
 #          0020 changed, in one run
 #   BAD=4  VDS against VDS whose CPUs pull a task that just began to wait
-#          (debugfs sched/vds/pull_wait_ns=0, or PULLWAIT=<ns>): what patch
-#          0023 changed
+#          (debugfs sched/vds/pull_wait_ns=0, or PULLWAIT=<ns> instead of 0):
+#          what patch 0023 changed
 . "$(dirname "$0")/lib.sh"
 check_knobs
 ROUNDS=${ROUNDS:-3}
@@ -28,6 +28,9 @@ scheds="eevdf vds"
 [ "$BAD" = 2 ] && scheds="vds vds-nice19"
 [ "$BAD" = 3 ] && scheds="vds-steps vds"
 [ "$BAD" = 4 ] && scheds="vds-eager vds"
+PULLWAIT=${PULLWAIT:-}
+case "$PULLWAIT" in '') ;; *[!0-9]*) die "PULLWAIT='$PULLWAIT' must be a number of nanoseconds" ;; esac
+[ -n "$PULLWAIT" ] && [ "$BAD" != 4 ] && die "PULLWAIT=$PULLWAIT only applies with BAD=4"
 case "$ROUNDS" in '' | *[!0-9]* | 0) die "ROUNDS='$ROUNDS' must be a number >= 1" ;; esac
 secs=10
 if [ "$QUICK" = 1 ]; then
@@ -55,7 +58,7 @@ ln -sfn "$stamp" "$WORK/bench/latest"
 	echo "kernel: $(uname -r) host, guest $(make -s -C "$(ksrc_dir)" O="$(build_dir)" kernelrelease 2>/dev/null)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1), -smp $SMP, tcg thread=$TCG_THREAD"
 	echo "rounds: $ROUNDS, seconds per workload: $secs"
-	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")${ONLY:+ ONLY=$ONLY}"
+	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")${PULLWAIT:+ PULLWAIT=$PULLWAIT}${ONLY:+ ONLY=$ONLY}"
 	echo "compared: $scheds"
 } >"$out/host.txt"
 
