@@ -27,32 +27,12 @@ if [ "$mode" = show ]; then
 	exit 0
 fi
 
-# Tests expected on a boot: those of tests/list for "any" and, on VDS, "vds".
-# Tests flagged "ext" (4th column) need a kernel with sched_ext (EXT=1).
+# Tests planned on a boot (scripts/plan.sh): those of tests/list for "any"
+# and, on VDS, "vds"; "ext" tests need sched_ext (EXT=1), "smp8" tests 8
+# vCPUs.
 has_ext=0
 grep -q '^CONFIG_SCHED_CLASS_EXT=y' "$(build_dir)/.config" && has_ext=1
-expected() {
-	awk -v m="$1" -v only="${ONLY:-}" -v ext="$has_ext" '
-		/^[[:space:]]*(#|$)/ { next }
-		/ ext( |$)/ && ext != 1 { next }
-		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) { printf "%s%s", s, $1; s = "," }
-	' "$REPO/tests/list"
-}
-# Hard timeout of a boot: the timeouts of the tests it runs, plus boot time;
-# a soak test (flag "soak") runs SOAK minutes longer, a "retry" test may run
-# twice.
-budget() {
-	awk -v m="$1" -v only="$2" -v soak="$SOAK" -v ext="$has_ext" '
-		/^[[:space:]]*(#|$)/ { next }
-		/ ext( |$)/ && ext != 1 { next }
-		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ",")) {
-			t += $2
-			if (/ soak( |$)/ && soak > 0) t += soak * 60 + 30
-			if (/ retry( |$)/) t += $2
-		}
-		END { print t + 120 }
-	' "$REPO/tests/list"
-}
+. "$REPO/scripts/plan.sh"
 # One seed for the fuzzers of every boot of this run, printed for a replay.
 SEED=${SEED:-$(((RANDOM << 15 | RANDOM) % 1000000000))}
 soakmsg=""
@@ -62,11 +42,13 @@ say "check: seed $SEED (replay a fuzzer failure with SEED=$SEED)$soakmsg"
 # Boots: name|vCPUs|extra command line|tests for (any or vds)|only these tests
 boots=()
 if [ "$has_vds" = 1 ]; then
-	boots+=("vds-smp$SMP|$SMP||vds|${ONLY:-}")
+	# Without ONLY=, the boot is told its plan: the guest does not
+	# know the flags that keep a test off it (smp8).
+	boots+=("vds-smp$SMP|$SMP||vds|${ONLY:-$(expected vds "$SMP")}")
 	# NO_EEVDF=1: no vds=off boot (CI's debug and PREEMPT_RT passes:
 	# mainline's class with our hooks idle is the normal pass's business).
 	[ "${NO_EEVDF:-0}" != 1 ] &&
-		boots+=("eevdf-smp$SMP|$SMP|vds=off|any|${ONLY:-}")
+		boots+=("eevdf-smp$SMP|$SMP|vds=off|any|${ONLY:-$(expected any "$SMP")}")
 	# Hotplug at 8 vCPUs: the storm needs them.
 	[ -z "${ONLY:-}" ] && [ "${NO_SMP8:-0}" != 1 ] &&
 		boots+=("vds-smp8|8||vds|cpus_online,hotplug_pinned,hotplug_affinity,hotplug_storm,affinity")
@@ -75,7 +57,7 @@ if [ "$has_vds" = 1 ]; then
 		grep -q '^CONFIG_NO_HZ_FULL=y' "$(build_dir)/.config" &&
 		boots+=("vds-nohz$SMP|$SMP|nohz_full=1-$((SMP - 1))|vds|nohz_tick,vds_fairness,vds_latency")
 else
-	boots+=("eevdf-smp$SMP|$SMP||any|${ONLY:-}")
+	boots+=("eevdf-smp$SMP|$SMP||any|${ONLY:-$(expected any "$SMP")}")
 fi
 
 total_p=0 total_f=0
@@ -106,10 +88,10 @@ for b in "${boots[@]}"; do
 	[ -n "$only" ] && vo="vdsonly=$only"
 	# oops=panic: an Oops fails the run anyway; end the boot at once.
 	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
-		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $vo $cmd" "$(budget "$m" "$only")"
+		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $vo $cmd" "$(budget "$m" "$only" "$smp")"
 	echo "== $name"
 	out=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
-		"$RUNDIR/$name.console" "$(ONLY=$only expected "$m")")
+		"$RUNDIR/$name.console" "$(ONLY=$only expected "$m" "$smp")")
 	echo "$out" | sed '$d'
 	read -r p f <<<"$(echo "$out" | tail -n1)"
 	total_p=$((total_p + p))
@@ -121,7 +103,7 @@ done
 if [ "$DEBUG" = 1 ] && [ "$has_vds" = 1 ] &&
 	{ [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *,verdict_canary,* ]]; }; then
 	SMP=2 bash "$REPO/scripts/boot.sh" canary-smp2 "$img" "$initrd" \
-		"vdsrun=check oops=panic vdscanary=1" "$(budget canary verdict_canary)"
+		"vdsrun=check oops=panic vdscanary=1" "$(budget canary verdict_canary 2)"
 	echo "== canary-smp2 (a deliberate hung task: its guest log must FAIL)"
 	out=$(python3 "$REPO/scripts/verdict.py" canary-smp2 "$RUNDIR/canary-smp2.results" \
 		"$RUNDIR/canary-smp2.console" verdict_canary)

@@ -218,9 +218,32 @@ ok $? "a retried test that fails twice fails (got '$r')"
 grep -q 'case " $flags " in \*" retry "\*)' "$REPO/scripts/guest-init.sh" &&
 	[ "$(awk '/ retry( |$)/' "$REPO/tests/list" | wc -l)" -ge 1 ]
 ok $? "guest-init.sh retries the tests tests/list flags \"retry\""
+# A test whose every point skipped fails; one with a skip beside a pass does not.
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP needs 8 CPUs\nok 2 # SKIP needs 8 CPUs\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
+out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
+[ "$(echo "$out" | tail -n1)" = "1 1" ] && echo "$out" | grep -q 'every point skipped (2): nothing was asserted'
+ok $? "a test whose every point skipped fails"
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP not here\nok 2 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
+r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t | tail -n1)
+[ "$r" = "2 0" ]
+ok $? "a test with a skipped point beside a passing one passes (got '$r')"
+# Tests flagged "smp8" are planned only on boots with 8 or more vCPUs,
+# unless ONLY= names them (then they run and fail if they only skip).
+e4=$(SMP=4 ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
+e8=$(bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 8")
+eo=$(ONLY=hotplug_storm bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
+[[ ",$e4," != *,hotplug_storm,* && ",$e8," == *,hotplug_storm,* && "$eo" = hotplug_storm ]]
+ok $? "hotplug_storm (smp8) is planned at 8 vCPUs, not at 4 unless ONLY= names it"
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..3\nok 1 - fine\n' >"$T/res"
 printf '[    0.1] Linux\n' >"$T/con"
 r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
 [ "$r" = "2 3" ]
 ok $? "a hung test, a test that never ran and a missing end marker all fail (got '$r')"
+# Every script with a shebang (what a user, the README, make or the guest
+# runs) is executable in git, so that a fresh clone can run it directly.
+nx=$(cd "$REPO" && git ls-files -s 2>/dev/null | awk '$1 == "100644" { print $4 }' |
+	while read -r f; do head -c2 "$f" 2>/dev/null | grep -q '^#!' && echo "$f"; done)
+[ -d "$REPO/.git" ] || [ -f "$REPO/.git" ] || nx="not a git checkout"
+[ -z "$nx" ]
+ok $? "every script with a shebang is executable in git${nx:+ (not: $(echo $nx))}"
 echo "$pass $fail"
