@@ -240,10 +240,9 @@ r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
 [ "$r" = "2 3" ]
 ok $? "a hung test, a test that never ran and a missing end marker all fail (got '$r')"
 # Every script with a shebang (what a user, the README, make or the guest
-# runs) is executable in git, so that a fresh clone can run it directly.
-nx=$(cd "$REPO" && git ls-files -s 2>/dev/null | awk '$1 == "100644" { print $4 }' |
-	while read -r f; do head -c2 "$f" 2>/dev/null | grep -q '^#!' && echo "$f"; done)
-[ -d "$REPO/.git" ] || [ -f "$REPO/.git" ] || nx="not a git checkout"
+# runs) is executable, so that a fresh clone can run it directly.
+nx=$(cd "$REPO" && for f in scripts/* tests/*.sh tests/host/*.sh bench/*.sh .ci/*; do
+	[ -f "$f" ] && head -c2 "$f" | grep -q '^#!' && [ ! -x "$f" ] && echo "$f"; done)
 [ -z "$nx" ]
-ok $? "every script with a shebang is executable in git${nx:+ (not: $(echo $nx))}"
+ok $? "every script with a shebang is executable${nx:+ (not: $(echo $nx))}"
 echo "$pass $fail"
