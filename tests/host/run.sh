@@ -202,31 +202,32 @@ ok $? "a KCSAN data race outside VDS code is noted, not failed"
 out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
 [ "$(echo "$out" | tail -n1)" = "2 0" ] && grep -q enqueue_task_vds "$T/con"
 ok $? "a KCSAN race in mainline code called from VDS is noted, not failed"
+# One verdict case: results (printf %b), the expected "passed failed" line,
+# a text the output must contain ('' for none), what it checks.
+vcase() {
+	printf '%b' "$1" >"$T/res"
+	out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
+	[ "$(echo "$out" | tail -n1)" = "$2" ] && { [ -z "$3" ] || echo "$out" | grep -qF "$3"; }
+	ok $? "$4 (got '$(echo "$out" | tail -n1)')"
+}
 # A "retry" test: a failed first attempt followed by a passing one passes
 # and names the first failure; two failed attempts fail.
 printf '[    0.1] Linux\n' >"$T/con"
-printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nnot ok 1 - slow\n@@VDS-TEST-RETRY t rc=1\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
-out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
-[ "$(echo "$out" | tail -n1)" = "2 0" ] && echo "$out" | grep -q 'retried, the first attempt failed: not ok 1 - slow'
-ok $? "a retried test counts its second attempt and names the first one's failure"
-printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nnot ok 1 - slow\n@@VDS-TEST-RETRY t rc=1\n1..1\nnot ok 1 - slow again\n@@VDS-TEST-END t rc=1 secs=1\n@@VDS-DONE\n' >"$T/res"
-r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t | tail -n1)
-[ "$r" = "1 1" ]
-ok $? "a retried test that fails twice fails (got '$r')"
+vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nnot ok 1 - slow\n@@VDS-TEST-RETRY t rc=1\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' \
+	"2 0" 'retried, the first attempt failed: not ok 1 - slow' \
+	"a retried test counts its second attempt and names the first one's failure"
+vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nnot ok 1 - slow\n@@VDS-TEST-RETRY t rc=1\n1..1\nnot ok 1 - slow again\n@@VDS-TEST-END t rc=1 secs=1\n@@VDS-DONE\n' \
+	"1 1" '' "a retried test that fails twice fails"
 # The guest retries only tests flagged "retry" in tests/list, and the boot
 # budget allows for the second run.
 grep -q 'case " $flags " in \*" retry "\*)' "$REPO/scripts/guest-init.sh" &&
 	[ "$(awk '/ retry( |$)/' "$REPO/tests/list" | wc -l)" -ge 1 ]
 ok $? "guest-init.sh retries the tests tests/list flags \"retry\""
 # A test whose every point skipped fails; one with a skip beside a pass does not.
-printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP needs 8 CPUs\nok 2 # SKIP needs 8 CPUs\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
-out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
-[ "$(echo "$out" | tail -n1)" = "1 1" ] && echo "$out" | grep -q 'every point skipped (2): nothing was asserted'
-ok $? "a test whose every point skipped fails"
-printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP not here\nok 2 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
-r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t | tail -n1)
-[ "$r" = "2 0" ]
-ok $? "a test with a skipped point beside a passing one passes (got '$r')"
+vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP needs 8 CPUs\nok 2 # SKIP needs 8 CPUs\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' \
+	"1 1" 'every point skipped (2): nothing was asserted' "a test whose every point skipped fails"
+vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP not here\nok 2 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' \
+	"2 0" '' "a test with a skipped point beside a passing one passes"
 # Tests flagged "smp8" are planned only on boots with 8 or more vCPUs,
 # unless ONLY= names them (then they run and fail if they only skip).
 e4=$(SMP=4 ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
