@@ -8,7 +8,7 @@
  * lower nice a (tuning.md, "Nice levels", has both formulas).
  * Prints one JSON line.  b_hogs [seconds]
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static double run(int n, int secs, double *jain)
 {

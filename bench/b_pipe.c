@@ -3,7 +3,7 @@
  * Pipe ping-pong between two tasks, both on one CPU and on two CPUs:
  * round trips per second. Prints one JSON line.  b_pipe [seconds]
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static double pingpong(int cpu_a, int cpu_b, int secs)
 {

@@ -6,7 +6,7 @@
 #ifndef VDS_BENCH_H
 #define VDS_BENCH_H
 
-#include "tap.h"
+#include "vds_test.h"
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
@@ -58,14 +58,6 @@ struct lstats {
 	long n;
 };
 
-/* Nearest-rank percentile index: the smallest i with (i+1)/n >= q/1000. */
-static long rank(long n, long q)
-{
-	long i = (n * q + 999) / 1000 - 1;
-
-	return i < 0 ? 0 : i >= n ? n - 1 : i;
-}
-
 /* Sorts v in place. Standard deviation with n-1 (sample), in a second pass. */
 static struct lstats lat_stats(uint64_t *v, long n)
 {
@@ -86,9 +78,9 @@ static struct lstats lat_stats(uint64_t *v, long n)
 	}
 	s.sd_us = n > 1 ? sqrt(var / (n - 1)) : 0;
 	qsort(v, n, sizeof(*v), cmp_u64);
-	s.p50_us = v[rank(n, 500)] / 1e3;
-	s.p99_us = v[rank(n, 990)] / 1e3;
-	s.p999_us = v[rank(n, 999)] / 1e3;
+	s.p50_us = v[pct_rank(n, 500)] / 1e3;
+	s.p99_us = v[pct_rank(n, 990)] / 1e3;
+	s.p999_us = v[pct_rank(n, 999)] / 1e3;
 	s.max_us = v[n - 1] / 1e3;
 	return s;
 }

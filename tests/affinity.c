@@ -5,7 +5,7 @@
  * queue full and the pinned threads sleep and wake often. One thread also has
  * its mask changed from outside while it runs.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <pthread.h>
 #include <stdatomic.h>
 

@@ -5,7 +5,7 @@
  * change of cpuset.cpus; a normal task accepts utilisation clamps through
  * sched_setattr() and reports them back through sched_getattr().
  */
-#include "tap.h"
+#include "vds_test.h"
 
 #ifndef SCHED_FLAG_UTIL_CLAMP_MIN
 #define SCHED_FLAG_UTIL_CLAMP_MIN 0x20

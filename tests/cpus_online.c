@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* All the vCPUs QEMU was asked for are online, and each one runs a task. */
-#include "tap.h"
+#include "vds_test.h"
 
 int main(void)
 {

@@ -3,7 +3,7 @@
  * Fork/exec storm: many short-lived children, each exec'ing a program, with
  * a few CPU hogs competing. Every child must run, exit 0 and be reaped.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 #define CHILDREN 400
 #define BATCH 16

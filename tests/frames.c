@@ -15,7 +15,7 @@
  * boot, measured just before. Alone: delivered >= 98 %. A failed case is
  * measured once more (floor included) before it fails.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 struct model {
 	const char *name;

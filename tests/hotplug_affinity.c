@@ -8,7 +8,7 @@
  * remembered mask. All CPUs but CPU 0 offline and back, three times: every
  * task is restored. Needs 4 CPUs.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <pthread.h>
 
 struct probe {

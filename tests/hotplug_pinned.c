@@ -6,7 +6,7 @@
  * pins it again (as a user would); with VDS the mask must come back by
  * itself (sched/vds/hotplug_restore reads 1).
  */
-#include "tap.h"
+#include "vds_test.h"
 
 struct shared {
 	volatile uint64_t count;

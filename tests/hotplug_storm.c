@@ -7,7 +7,7 @@
  * requested mask while a CPU of that mask has been online for a while
  * (250 ms of grace: the restore runs from a worker after the CPU is active).
  */
-#include "tap.h"
+#include "vds_test.h"
 
 #define NT 12
 #define GRACE_NS 250000000ull

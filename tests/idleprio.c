@@ -23,7 +23,7 @@
  * slice is half of what its parent had left). CI saw the waiter wait 11 s
  * on a busy host, a debug boot 4-8 s. The waits and turns are printed.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <linux/futex.h>
 #include <stdatomic.h>
 

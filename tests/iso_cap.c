@@ -6,9 +6,8 @@
  * run as NORMAL, where these 2M hogs would give them 50%: outside both
  * windows, so a budget that is never applied, or applied for good, fails.
  */
-#include "tap.h"
+#include "vds_test.h"
 
-#define SCHED_ISO 4
 
 static pid_t hog(struct gap_slot *s, int iso)
 {

@@ -12,9 +12,8 @@
  * a failed comparison is measured once more, all three again, before it
  * fails, and both measurements are printed.
  */
-#include "tap.h"
+#include "vds_test.h"
 
-#define SCHED_ISO	4
 #define ROUNDS		3
 #define PER_ROUND	200
 

@@ -23,10 +23,9 @@
  *    ISO runs as NORMAL, where it gets 1/6 = 17 %, outside both windows).
  * A share out of its window is measured once more before it fails.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <math.h>
 
-#define SCHED_ISO	4
 #define NORMALS		5
 #define MAXCPU		16
 

@@ -5,9 +5,8 @@
  * what sched_getscheduler() says, fork inheritance, SCHED_RESET_ON_FORK,
  * and the real client, schedtool -I / -D.
  */
-#include "tap.h"
+#include "vds_test.h"
 
-#define SCHED_ISO 4
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif

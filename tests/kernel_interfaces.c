@@ -5,7 +5,7 @@
  * wait time, /proc/stat, PSI (/proc/pressure/cpu) under load, and the
  * sched_switch, sched_wakeup and sched_migrate_task tracepoints.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static uint64_t psi_some_total(void)
 {

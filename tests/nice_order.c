@@ -5,7 +5,7 @@
  * /proc/<pid>/schedstat. EEVDF predicts 1024:110 (9.3x), VDS 1.1^10 (2.6x);
  * the test asserts the ordering with a wide margin, valid for both.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 int main(void)
 {

@@ -17,7 +17,7 @@
  * get more). Each share must be within 20 % (relative) of the formula and
  * the order strict (by half the predicted gap at least). Run times come from /proc/<pid>/task/<tid>/schedstat.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>

@@ -8,7 +8,7 @@
  * and the hogs then switch only at the residual 1 Hz tick, 2 to 4 times.
  * Measured once more before it fails.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static long nonvoluntary(pid_t pid)
 {

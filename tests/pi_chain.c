@@ -16,10 +16,9 @@
  * Only takes that find the mutex held count, and at least 5 must; each
  * comparison is measured once more before it fails.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <pthread.h>
 
-#define SCHED_ISO	4
 #define ROUNDS		40
 
 static pthread_mutex_t mtx;

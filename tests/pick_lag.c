@@ -18,7 +18,7 @@
  *    any CPU publishes (sched/vds/pick_lag).
  * Each part is measured once more before it fails.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 #define MAXH 64
 #define LAG "/sys/kernel/debug/sched/vds/pick_lag"

@@ -6,7 +6,7 @@
  * On one CPU, a SCHED_FIFO hog and a normal hog for 4 s: the normal hog
  * gets some CPU (more than 1%) but far less than the RT hog (under 25%).
  */
-#include "tap.h"
+#include "vds_test.h"
 
 int main(void)
 {

@@ -7,12 +7,11 @@
  * priority and nice exactly as they were (a non-default SCHED_BATCH, nice 3,
  * so a call that half-applies is caught).
  */
-#include "tap.h"
+#include "vds_test.h"
 
 /* The case table leaves trailing fields zero on purpose. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-#define SCHED_ISO 4
 #define SCHED_FLAG_RESET_ON_FORK 0x01
 #define SCHED_FLAG_KEEP_ALL 0x18
 

@@ -19,7 +19,7 @@
  * - No BPF scheduler: sched_setscheduler(SCHED_EXT) succeeds and the task
  *   runs (as in mainline, on the fair class).
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <dirent.h>
 
 #ifndef SCHED_EXT

@@ -21,10 +21,9 @@
  * CPU starves for 4 s; the same check must flag it. Settings are restored.
  * SOAK=minutes (vdssoak=) runs the battery that long.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <math.h>
 
-#define SCHED_ISO 4
 #define PERIOD_MS 50
 #define MAXT 16
 

@@ -13,7 +13,7 @@
  * pick after it is an ordinary pick by deadline (as under EEVDF there).
  * A remote wakeup decides preemption in the same place on every kernel.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static double sleeper(int policy, int cpu, int wcpu, int n)
 {

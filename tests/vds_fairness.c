@@ -5,7 +5,7 @@
  * (run times from /proc/<pid>/schedstat). Per-CPU runqueues with a load
  * balancer cannot split 3M+1 tasks evenly; VDS must.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 int main(void)
 {

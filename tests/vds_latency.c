@@ -28,7 +28,7 @@
  * rr_interval (seen: 6.2 ms at 2 against 5.7 ms at 20 in one run, 9.4
  * against 21 in another).
  */
-#include "tap.h"
+#include "vds_test.h"
 
 #define ROUNDS	3
 #define SAMPLES	400

@@ -7,7 +7,7 @@
  * each other task spread over M CPUs. Every task must run within three
  * times that bound (TCG noise), and none may wait more than 5 s.
  */
-#include "tap.h"
+#include "vds_test.h"
 #include <math.h>
 
 struct slot {

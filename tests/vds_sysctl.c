@@ -7,7 +7,7 @@
  * EINVAL and leaving a non-default value unchanged; and
  * sched_rr_get_interval() reporting rr_interval for a VDS task.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 struct knob {
 	const char *path;

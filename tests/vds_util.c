@@ -6,7 +6,7 @@
  * is gone, the idle CPU's signal decays (half-life 32 ms) instead of
  * staying high and keeping the frequency up.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static long util_of(int cpu)
 {

@@ -9,7 +9,7 @@
  *      nice 0, B gets nearly all; with B at nice 19, A's new deadline is
  *      still earlier than B's, so B gets only its small nice 19 share.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static double share_b(int type, int nice_b, int cpu)
 {

@@ -15,7 +15,7 @@
  * /dev/kmsg writes off (kernel.printk_devkmsg=off), so the verdict only ever
  * judges what the kernel printed.
  */
-#include "tap.h"
+#include "vds_test.h"
 
 static char state_of(pid_t pid)
 {

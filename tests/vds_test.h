@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the VDS in-guest tests and benchmarks: time, CPUs and
+ * affinity, schedstat and /proc readers, sysfs writes, CPU hogs, the
+ * periodic workload and its percentile rule. Header-only, every test is
+ * one file.
+ */
+#ifndef VDS_TEST_H
+#define VDS_TEST_H
+
+#include "tap.h"
+
+/* The policy numbers VDS adds (include/uapi/linux/sched.h with the series). */
+#ifndef SCHED_ISO
+#define SCHED_ISO	4
+#endif
+
+/* The uapi struct sched_attr, without the header that clashes with libc. */
+struct vds_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+	uint32_t sched_util_min;
+	uint32_t sched_util_max;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int ncpus_online(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static int ncpus_conf(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_CONF);
+}
+
+static int pin_to(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* Fields of /proc/<pid>/schedstat: run time, wait time (ns), timeslices. */
+struct schedstat {
+	uint64_t run_ns, wait_ns, slices;
+};
+
+static int read_schedstat(pid_t pid, struct schedstat *st)
+{
+	char path[64];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu %llu %llu", (unsigned long long *)&st->run_ns,
+		   (unsigned long long *)&st->wait_ns,
+		   (unsigned long long *)&st->slices);
+	fclose(f);
+	return n == 3 ? 0 : -1;
+}
+
+static uint64_t schedstat_run(pid_t pid)
+{
+	struct schedstat st;
+
+	return read_schedstat(pid, &st) ? 0 : st.run_ns;
+}
+
+/* Write a string to a sysfs or procfs file. Returns 0 or -errno. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = write(fd, val, strlen(val));
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return (int)r;
+	}
+	close(fd);
+	return 0;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, len - 1);
+	close(fd);
+	if (r < 0)
+		return -errno;
+	buf[r] = 0;
+	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
+		buf[--r] = 0;
+	return 0;
+}
+
+static long read_long(const char *path, long def)
+{
+	char buf[64];
+
+	if (read_file(path, buf, sizeof(buf)))
+		return def;
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * The number after @field (" util ", " iso ") on @cpu's line of
+ * /sys/kernel/debug/sched/vds/state; -1 if there is none.
+ */
+static long vds_state_field(int cpu, const char *field)
+{
+	char buf[16384], key[16], *p;
+
+	if (read_file("/sys/kernel/debug/sched/vds/state", buf, sizeof(buf)))
+		return -1;
+	snprintf(key, sizeof(key), "cpu%-3d ", cpu);
+	p = strstr(buf, key);
+	p = p ? strstr(p, field) : NULL;
+	return p ? strtol(p + strlen(field), NULL, 10) : -1;
+}
+
+static int set_cpu_online(int cpu, int on)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_file(path, on ? "1" : "0");
+}
+
+/* Is the running kernel using VDS for normal tasks? */
+static int vds_active(void)
+{
+	char buf[32];
+
+	if (read_file("/sys/kernel/debug/sched/vds/active", buf, sizeof(buf)))
+		return 0;
+	return buf[0] == '1';
+}
+
+/* A forked child that burns CPU forever at the given nice, pinned if cpu >= 0. */
+static pid_t spawn_hog(int cpu, int nice_val)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		volatile uint64_t x = 0;
+
+		if (cpu >= 0)
+			pin_to(0, cpu);
+		setpriority(PRIO_PROCESS, 0, nice_val);
+		for (;;)
+			x++;
+	}
+	return pid;
+}
+
+static void kill_wait(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/*
+ * A numeric field of /proc/<pid>/<file>, from a "key: value" or
+ * "key    : value" line ("ext.enabled" of sched, "nonvoluntary_ctxt_switches"
+ * of status); -1 if there is none.
+ */
+static double proc_field(pid_t pid, const char *file, const char *key)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	double v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *c;
+
+		if (strncmp(line, key, kl) || (line[kl] != ' ' && line[kl] != ':'))
+			continue;
+		c = strchr(line, ':');
+		if (c)
+			v = strtod(c + 1, NULL);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * A busy loop that records in @s the longest time it went without running
+ * (max_gap) and when it last ran; setting s->reset starts a new interval.
+ * Never returns.
+ */
+struct gap_slot {
+	volatile uint64_t max_gap, last;
+	volatile int reset;
+	volatile int policy;
+};
+
+static void gap_spin(struct gap_slot *s)
+{
+	uint64_t last = now_ns(), t;
+
+	for (;;) {
+		t = now_ns();
+		if (s->reset) {
+			s->reset = 0;
+			s->max_gap = 0;
+		} else if (t - last > s->max_gap) {
+			s->max_gap = t - last;
+		}
+		last = t;
+		s->last = t;
+	}
+}
+
+/* A value of the kernel command line, such as vdssmp=4. */
+static long cmdline_long(const char *key, long def)
+{
+	char buf[4096], *p;
+	size_t kl = strlen(key);
+
+	if (read_file("/proc/cmdline", buf, sizeof(buf)))
+		return def;
+	for (p = strtok(buf, " "); p; p = strtok(NULL, " "))
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return strtol(p + kl + 1, NULL, 10);
+	return def;
+}
+
+/*
+ * Run two tasks for ms milliseconds after a settle time, then kill them:
+ * how much CPU each got (ns, from schedstat).
+ */
+static void run_pair(pid_t a, pid_t b, unsigned int settle_ms, unsigned int ms,
+		     uint64_t *ra, uint64_t *rb)
+{
+	uint64_t a0, b0;
+
+	sleep_ms(settle_ms);
+	a0 = schedstat_run(a);
+	b0 = schedstat_run(b);
+	sleep_ms(ms);
+	*ra = schedstat_run(a) - a0;
+	*rb = schedstat_run(b) - b0;
+	kill_wait(a);
+	kill_wait(b);
+}
+
+/* A task's affinity as a bitmask of the first 64 CPUs. */
+static unsigned long affinity_bits(pid_t pid)
+{
+	cpu_set_t set;
+	unsigned long m = 0;
+	int c;
+
+	if (sched_getaffinity(pid, sizeof(set), &set))
+		return 0;
+	for (c = 0; c < 64; c++)
+		if (CPU_ISSET(c, &set))
+			m |= 1ul << c;
+	return m;
+}
+
+static int set_affinity_bits(pid_t pid, unsigned long m)
+{
+	cpu_set_t set;
+	int c;
+
+	CPU_ZERO(&set);
+	for (c = 0; c < 64; c++)
+		if (m & (1ul << c))
+			CPU_SET(c, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static void *shared_mem(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#define PERIOD_NS 5000000ull
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The one percentile rule of tests and benchmarks, nearest rank: the index
+ * in a sorted array of @n of the smallest value with at least @permille
+ * per mille of the values at or below it.
+ */
+static long pct_rank(long n, long permille)
+{
+	long i = (n * permille + 999) / 1000 - 1;
+
+	return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* Sort @v and return its 99th percentile. */
+static uint64_t p99_of(uint64_t *v, int n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	return v[pct_rank(n, 990)];
+}
+
+/*
+ * A periodic task: wake every 5 ms (absolute timer), burn work_us of CPU,
+ * n times (4096 at most). Returns the p99 wakeup latency in ns (target to
+ * running), the median in *p50; periodic_lat[] holds all n, sorted, and
+ * periodic_raw[] the same in time order. periodic_late[] holds each
+ * period's lateness, in time order: the wall time from the target to the
+ * end of the work, less the work. It also counts time the task spent
+ * preempted in the middle of its work, which wakeup latency does not see.
+ */
+#define PERIODIC_MAX	4096
+static uint64_t periodic_lat[PERIODIC_MAX], periodic_late[PERIODIC_MAX];
+static uint64_t periodic_raw[PERIODIC_MAX];
+
+static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
+{
+	uint64_t *lat = periodic_lat, p99;
+	struct timespec ts;
+	uint64_t next;
+	int i;
+
+	if (n > PERIODIC_MAX)
+		n = PERIODIC_MAX;
+	next = now_ns() + PERIOD_NS;
+	for (i = 0; i < n; i++) {
+		uint64_t end;
+
+		ts.tv_sec = next / 1000000000ull;
+		ts.tv_nsec = next % 1000000000ull;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		lat[i] = now_ns() - next;
+		end = thread_cpu_ns() + work_us * 1000ull;
+		while (thread_cpu_ns() < end)
+			;
+		end = now_ns() - next;
+		periodic_late[i] = end > work_us * 1000ull ? end - work_us * 1000ull : 0;
+		next += PERIOD_NS;
+		/* Overran: skip the missed periods, as a real-time loop would. */
+		while (next < now_ns())
+			next += PERIOD_NS;
+	}
+	memcpy(periodic_raw, lat, n * sizeof(lat[0]));
+	p99 = p99_of(lat, n);
+	*p50 = lat[pct_rank(n, 500)];
+	return p99;
+}
+
+#endif
