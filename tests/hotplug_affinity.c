@@ -107,9 +107,10 @@ int main(void)
 		return 0;
 	}
 	if (read_long("/sys/kernel/debug/sched/vds/hotplug_restore", 0) != 1) {
+		/* Planned on VDS boots only: there, no restore is a failure. */
 		for (i = 0; i < 10; i++)
-			tap_skip("VDS hotplug restore is not active");
-		return 0;
+			tap_ok(0, "VDS hotplug restore is active (sched/vds/hotplug_restore reads 1)");
+		return tap_done();
 	}
 	case_mask(&pr[0], 0x8, 0x8);
 	case_mask(&pr[0], 0xc, 0xc);
