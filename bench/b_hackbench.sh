@@ -9,7 +9,9 @@
 # Of the migrations, the tasks VDS pulled at a pick (sched/vds/state);
 # the rest are wakeups placed on another CPU. "null" under EEVDF.
 V=/sys/kernel/debug/sched/vds
-# Of the pulls, those by a CPU that had nothing to run (idle_pulls).
+# Of the pulls, those by a CPU that had nothing to run (idle_pulls); and
+# the pulls that took the remote lock in vain (pull_fails: another CPU was
+# faster, or the task changed), the contention a larger machine would see.
 pulls() { # pulls <word in sched/vds/state>
 	if [ "$(cat $V/active 2>/dev/null)" = 1 ]; then
 		awk -v w="$1" '{for (i = 1; i < NF; i++) if ($i == w) n += $(i + 1)} END {print n + 0}' $V/state
@@ -17,21 +19,22 @@ pulls() { # pulls <word in sched/vds/state>
 		echo null
 	fi
 }
-run() { # run [schedtool -B -e] hackbench args: prints "seconds switches migrations pulls idle_pulls"
+run() { # run [schedtool -B -e] hackbench args: prints "seconds switches migrations pulls idle_pulls pull_fails"
 	mig_start
-	c0=$(ctxt) p0=$(pulls pulls) i0=$(pulls idle_pulls)
+	c0=$(ctxt) p0=$(pulls pulls) i0=$(pulls idle_pulls) f0=$(pulls pull_fails)
 	s=$("$@" -g 8 -f 10 -l 300 2>&1 | sed -n 's/^Time: *//p')
-	c1=$(ctxt) p1=$(pulls pulls) i1=$(pulls idle_pulls)
+	c1=$(ctxt) p1=$(pulls pulls) i1=$(pulls idle_pulls) f1=$(pulls pull_fails)
 	[ "$p0" = null ] || p1=$((p1 - p0))
 	[ "$i0" = null ] || i1=$((i1 - i0))
-	echo "${s:-null} $((c1 - c0)) $(mig_count) $p1 $i1"
+	[ "$f0" = null ] || f1=$((f1 - f0))
+	echo "${s:-null} $((c1 - c0)) $(mig_count) $p1 $i1 $f1"
 }
-# shellcheck disable=SC2046 # each run prints five words on purpose
+# shellcheck disable=SC2046 # each run prints six words on purpose
 set -- $(run hackbench) $(run hackbench -T) $(run schedtool -B -e hackbench) \
 	$(run schedtool -B -e hackbench -T)
 j=
 for m in process thread batch_process batch_thread; do
-	j="$j,\"${m}_s\":$1,\"${m}_ctxt\":$2,\"${m}_migr\":$3,\"${m}_pulls\":$4,\"${m}_idle_pulls\":$5"
-	shift 5
+	j="$j,\"${m}_s\":$1,\"${m}_ctxt\":$2,\"${m}_migr\":$3,\"${m}_pulls\":$4,\"${m}_idle_pulls\":$5,\"${m}_pull_fails\":$6"
+	shift 6
 done
 echo "{\"bench\":\"hackbench\"$j}"
