@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The SCHED_ISO budget. M ISO hogs and M NORMAL hogs: over 15 s the ISO
+ * The SCHED_ISO budget. M ISO hogs and 7M NORMAL hogs: over 15 s the ISO
  * hogs get iso_cpu +-10 percent of all CPU time (70 by default, then 30),
  * and no NORMAL hog ever waits more than a second. Over budget, ISO tasks
- * run as NORMAL, where these 2M hogs would give them 50%: outside both
- * windows, so a budget that is never applied, or applied for good, fails.
+ * run as NORMAL, where these 8M hogs would give them 12.5%: outside both
+ * windows, so a budget that is never applied (100%), or applied for good
+ * (12.5%), fails. (An ISO task never gets less than a NORMAL one would:
+ * with fewer NORMAL hogs than ISO ones, its NORMAL share is above 30%,
+ * and that is what it gets at iso_cpu=30.)
  */
 #include "vds_test.h"
 
@@ -48,7 +51,7 @@ static double iso_share(pid_t *p, int n, int niso, int secs, uint64_t *gap, stru
 
 int main(void)
 {
-	int m = ncpus_online(), n = 2 * m, i;
+	int m = ncpus_online(), n = 8 * m, i;
 	struct gap_slot *sl = shared_mem(sizeof(struct gap_slot) * 64);
 	pid_t p[64];
 	uint64_t gap70, gap30;

@@ -231,7 +231,7 @@ vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP not here\nok 2 - fine
 # Tests flagged "smp8" are planned only on boots with 8 or more vCPUs,
 # unless ONLY= names them (then they run and fail if they only skip).
 e4=$(SMP=4 ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
-e8=$(bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 8")
+e8=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 8")
 eo=$(ONLY=hotplug_storm bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
 [[ ",$e4," != *,hotplug_storm,* && ",$e8," == *,hotplug_storm,* && "$eo" = hotplug_storm ]]
 ok $? "hotplug_storm (smp8) is planned at 8 vCPUs, not at 4 unless ONLY= names it"
