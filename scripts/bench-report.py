@@ -83,6 +83,12 @@ def main():
             f"load before {r['host_load_before']})"
             for r in runs if r.get("host_other_cpus", 0) > 0.25 or r["host_load_before"] > 1.5 * ncpu]
     out.append("Rounds taken on a busy host: " + (", ".join(busy) if busy else "none") + "\n")
+    # Boots whose guest log was not clean even after bench.sh's retry
+    # (older runs have no "guest_log": nothing to say about them).
+    dirty = [f"round {r['round']} {r['scheduler']}: {r['guest_log']}"
+             for r in runs if r.get("guest_log", "clean") != "clean"]
+    if dirty:
+        out.append("Guest logs not clean (judged as make check does): " + "; ".join(dirty) + "\n")
     out.append("Host load per boot (1-min load average before → after, host CPU used by others):\n")
     for r in runs:
         out.append(f"- round {r['round']} {LABELS.get(r['scheduler'], r['scheduler'])}: "

@@ -86,6 +86,11 @@ for b in "${boots[@]}"; do
 	IFS='|' read -r name smp cmd m only <<<"$b"
 	vo=""
 	[ -n "$only" ] && vo="vdsonly=$only"
+	# The boot's plan, in its share (/results/plan in the guest): the
+	# guest runs what the host planned. vdsonly= says the same, for a
+	# guest whose share did not mount.
+	mkdir -p "$RUNDIR/$name.share"
+	plan_lines "$m" "$only" "$smp" >"$RUNDIR/$name.share/plan"
 	# oops=panic: an Oops fails the run anyway; end the boot at once.
 	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
 		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $vo $cmd" "$(budget "$m" "$only" "$smp")"
@@ -102,6 +107,8 @@ done
 # with the kernel's own hung-task line, or the verdict itself is broken.
 if [ "$DEBUG" = 1 ] && [ "$has_vds" = 1 ] &&
 	{ [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *,verdict_canary,* ]]; }; then
+	mkdir -p "$RUNDIR/canary-smp2.share"
+	plan_lines canary verdict_canary 2 >"$RUNDIR/canary-smp2.share/plan"
 	SMP=2 bash "$REPO/scripts/boot.sh" canary-smp2 "$img" "$initrd" \
 		"vdsrun=check oops=panic vdscanary=1" "$(budget canary verdict_canary 2)"
 	echo "== canary-smp2 (a deliberate hung task: its guest log must FAIL)"

@@ -60,6 +60,10 @@ show)
 check | bench)
 	list=/tests/list dir=/tests
 	[ "$run" = bench ] && list=/bench/list dir=/bench
+	# make check writes each boot's plan (the lines of tests/list it
+	# planned for this boot) into the share; the filters below then keep
+	# every line of it.
+	[ "$run" = check ] && [ -s /results/plan ] && list=/results/plan
 	only=$(arg vdsonly)
 	soak=$(arg vdssoak)
 	mode=any

@@ -3,8 +3,10 @@
 # by the host self-tests. Needs REPO, ONLY (may be empty), SOAK and has_ext
 # (1 if the kernel has sched_ext).
 #
-#   expected MODE SMP         the tests planned on a boot of MODE (vds or
-#                             any) with SMP vCPUs, comma-separated
+#   plan_lines MODE ONLY SMP  the lines of tests/list planned on a boot of
+#                             MODE (vds, any or canary) with SMP vCPUs:
+#                             the plan check.sh hands the guest
+#   expected MODE SMP         the names of those tests, comma-separated
 #   budget MODE ONLY SMP      that boot's hard timeout in seconds
 #
 # A test runs on a boot whose mode its third column names ("any" is every
@@ -12,7 +14,6 @@
 # planned on a smaller boot only when ONLY= names it (it then runs, skips
 # every point and fails: asked for, nothing asserted).
 
-# The awk filter both functions share: prints matching lines of tests/list.
 plan_lines() {
 	awk -v m="$1" -v only="$2" -v ext="${has_ext:-0}" -v smp="$3" '
 		/^[[:space:]]*(#|$)/ { next }

@@ -235,6 +235,11 @@ e8=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext
 eo=$(ONLY=hotplug_storm bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
 [[ ",$e4," != *,hotplug_storm,* && ",$e8," == *,hotplug_storm,* && "$eo" = hotplug_storm ]]
 ok $? "hotplug_storm (smp8) is planned at 8 vCPUs, not at 4 unless ONLY= names it"
+# The plan handed to the guest keeps each planned line whole (flags too).
+pl=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; plan_lines vds '' 4")
+echo "$pl" | grep -qE '^vds_batch +[0-9]+ +vds +retry$' && ! echo "$pl" | grep -q '^hotplug_storm ' &&
+	[ "$(echo "$pl" | awk '{print $1}' | paste -sd, -)" = "$e4" ]
+ok $? "the guest's plan is the planned lines of tests/list, flags included"
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..3\nok 1 - fine\n' >"$T/res"
 printf '[    0.1] Linux\n' >"$T/con"
 r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
