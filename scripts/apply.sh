@@ -34,11 +34,10 @@ is_612_tree "$tree" ||
 command -v patch >/dev/null || die "patch(1) is missing (apt-get install patch)"
 
 patches=()
-while read -r p _; do
-	case "$p" in '' | '#'*) continue ;; esac
+while read -r p; do
 	[ -f "$REPO/patches/$p" ] || die "series names patches/$p, which does not exist"
 	patches+=("$p")
-done <"$REPO/series"
+done < <(series_patches)
 [ ${#patches[@]} -gt 0 ] || die "the series is empty"
 
 # Already patched: VDS's own file is there, or quilt says our first patch is applied.
@@ -110,7 +109,7 @@ else
 		fi
 		done_list+=("$p")
 	done
-	echo "vds: applied with patch(1); to take it off: for p in \$(tac $REPO/series); do patch -R -p1 < $REPO/patches/\$p; done" >&2
+	echo "vds: applied with patch(1); to take it off: for p in \$(grep -v '^#' $REPO/series | tac); do patch -R -p1 < $REPO/patches/\$p; done" >&2
 fi
 
 # make KSRC=<tree> (tree.sh) sees the series as already applied.

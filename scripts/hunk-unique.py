@@ -8,7 +8,8 @@ moved (another 6.12.y sublevel) can take the hunk at the wrong place without
 any fuzz. For each patch, read the file as it was before that patch (quilt
 keeps it in .pc/<patch>/<file>) and count where each hunk's old lines occur.
 
-usage: hunk-unique.py TREE PATCHES_DIR SERIES
+usage: hunk-unique.py TREE PATCHES_DIR PATCH_LIST  (one patch name per line:
+       series-check.sh passes lib.sh's series_patches)
 """
 import os
 import re
@@ -64,7 +65,7 @@ def main():
     tree, pdir, series = sys.argv[1:4]
     bad = checked = 0
     for name in open(series):
-        name = name.split("#")[0].strip()
+        name = name.strip()
         if not name:
             continue
         for f, line, old in hunks(os.path.join(pdir, name)):

@@ -104,15 +104,24 @@ build_dir() {
 	echo "$KWORK/build/$(flavour)$tag"
 }
 
-# A hash of everything that defines the patched tree: series and patches.
+# The patches of ./series, one per line, in order, read the way quilt
+# reads the file (patchfns' cat_series): a line that begins with '#' is a
+# comment, blank lines do not count, and a patch is the first word of its
+# line. The one parser of the series file; the banners in it are comments.
+series_patches() {
+	sed -e '/^#/d' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' -e '/^$/d' \
+		"${1:-$REPO/series}"
+}
+
+# A hash of everything that defines the patched tree: the patches and their
+# order (comments in series do not count).
 series_stamp() {
 	{
 		echo "series:"
-		cat "$REPO/series" 2>/dev/null
-		while read -r p _; do
-			case "$p" in '' | '#'*) continue ;; esac
+		series_patches 2>/dev/null
+		series_patches 2>/dev/null | while read -r p; do
 			md5sum <"$REPO/patches/$p" 2>/dev/null || echo "missing $p"
-		done <"$REPO/series"
+		done
 	} | md5sum | cut -d' ' -f1
 }
 
@@ -207,7 +216,7 @@ save_applied_series() {
 	local t=$1 p
 	rm -rf "$t/.vds-applied"
 	mkdir -p "$t/.vds-applied"
-	grep -vE '^[[:space:]]*(#|$)' "$REPO/series" | awk '{print $1}' >"$t/.vds-applied/series"
+	series_patches >"$t/.vds-applied/series"
 	while read -r p; do
 		cp "$REPO/patches/$p" "$t/.vds-applied/"
 	done <"$t/.vds-applied/series"

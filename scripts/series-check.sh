@@ -9,7 +9,7 @@ src=$(ksrc_dir)
 out=$KWORK/build/series-check
 export QUILTRC=$REPO/scripts/quiltrc
 bad=0
-mapfile -t patches < <(grep -vE '^[[:space:]]*(#|$)' "$REPO/series" | awk '{print $1}')
+mapfile -t patches < <(series_patches)
 cd "$src" || exit 1
 quilt pop -a -q >/dev/null 2>&1
 for p in "${patches[@]}"; do
@@ -33,7 +33,7 @@ for p in "${patches[@]}"; do
 		bad=1
 	fi
 done
-python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" "$REPO/series" || bad=1
+python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" <(series_patches) || bad=1
 rm -f .vds-series   # the tree is fully patched again, but let make re-check it
 [ $bad = 0 ] && echo "series-check: all ${#patches[@]} patches OK"
 exit $bad

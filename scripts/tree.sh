@@ -5,10 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$REPO/series" ] || die "no series file at $REPO/series"
-while read -r p _; do
-	case "$p" in '' | '#'*) continue ;; esac
+while read -r p; do
 	[ -f "$REPO/patches/$p" ] || die "series names patches/$p, which does not exist"
-done <"$REPO/series"
+done < <(series_patches)
 
 src=$(ksrc_dir)
 [ -n "${KSRC:-}" ] || kwork_lock
@@ -76,16 +75,15 @@ rm -f .vds-series
 # Nothing applied: a fresh .pc takes QUILT_PATCHES/QUILT_SERIES from lib.sh.
 [ -d .pc ] && [ ! -s .pc/applied-patches ] && rm -rf .pc
 
-n=$(grep -cvE '^[[:space:]]*(#|$)' "$REPO/series" || true)
+n=$(series_patches | wc -l)
 say "tree: applying $n patches from series to $src"
-while read -r p _; do
-	case "$p" in '' | '#'*) continue ;; esac
+while read -r p; do
 	if ! out=$(quilt push -q "$p" 2>&1); then
 		echo "$out" | tail -n 20 >&2
 		quilt pop -a -q >/dev/null 2>&1 || true
 		die "patch $p does not apply to $src (quilt says above); the tree was left unpatched"
 	fi
-done <"$REPO/series"
+done < <(series_patches)
 save_applied_series "$src"
 echo "$want" >.vds-series
 say "tree: ready ($(quilt applied 2>/dev/null | wc -l) patches applied)"

@@ -56,6 +56,24 @@ expect_fail "a series entry without a patch file is refused" "names patches/9999
 [ ! -e "$T/work/src" ]
 ok $? "refused runs leave nothing half-done behind"
 
+# The series file has one reader (lib.sh's series_patches), which reads it
+# as quilt does: banners and blank lines are not patches and do not change
+# the stamp that decides whether a prepared tree is up to date.
+mkdir -p "$T/repo2"
+cp -r "$REPO/scripts" "$REPO/series" "$REPO/patches" "$T/repo2/"
+{ echo "# a banner"; echo; cat "$REPO/series"; echo "# trailing"; } >"$T/repo2/series.new"
+mv "$T/repo2/series.new" "$T/repo2/series"
+[ "$(cd "$T/repo2" && . scripts/lib.sh && series_stamp)" = "$stamp" ]
+ok $? "comments and blank lines in series leave the series stamp alone"
+[ "$(cd "$T/repo2" && . scripts/lib.sh && series_patches)" = \
+	"$(cd "$REPO" && QUILT_SERIES="$T/repo2/series" QUILT_PATCHES="$REPO/patches" quilt --quiltrc - series 2>/dev/null | sed 's,.*/,,')" ]
+ok $? "series_patches lists what quilt lists"
+[ "$(cd "$REPO" && . scripts/lib.sh && series_patches | grep -c .)" = "$(ls "$REPO"/patches/*.patch | wc -l)" ]
+ok $? "series names every file in patches/"
+sed -i '0,/^0/s/^0/#0/' "$T/repo2/series"
+[ "$(cd "$T/repo2" && . scripts/lib.sh && series_stamp)" != "$stamp" ]
+ok $? "commenting a patch out changes the series stamp"
+
 # scripts/apply.sh on a scratch tree holding only what it needs: the
 # unpatched files the series touches (quilt keeps them under .pc/).
 if [ -f "$src/.pc/applied-patches" ] && [ "$(cat "$src/.vds-series" 2>/dev/null)" = "$stamp" ]; then
@@ -93,7 +111,7 @@ if [ -f "$src/.pc/applied-patches" ] && [ "$(cat "$src/.vds-series" 2>/dev/null)
 		[ -f "$pt/kernel/sched/vds.c" ] && cmp -s "$pt/kernel/sched/vds.c" "$src/kernel/sched/vds.c"
 	ok $? "apply.sh gives the same vds.c as the prepared tree"
 	expect_fail "apply.sh refuses a tree that already has VDS" "already has VDS" bash "$REPO/scripts/apply.sh" "$pt"
-	python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" "$REPO/series" >/dev/null
+	python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" <(cd "$REPO" && . scripts/lib.sh && series_patches) >/dev/null
 	ok $? "every hunk of the series matches exactly one place"
 else
 	echo "# apply.sh tests need the tree prepared for this series ($src): run 'make tree' first" >&2
