@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host-side tests of the harness: bad input is refused with one clear line
-# and a non-zero exit, and the guest-log verdict catches what it must.
+# and a non-zero exit, the guest-log verdict catches what it must, and the
+# run's summary (scripts/summary.py) adds up.
 # Prints TAP; the last line is "passed failed" for check.sh to add up.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
