@@ -80,9 +80,9 @@ def main():
     ap.add_argument("results")
     ap.add_argument("console")
     ap.add_argument("expected", help="the tests the boot must run, comma separated")
-    a = ap.parse_args()
-    name, results, console = a.name, a.results, a.console
-    expected = [t for t in a.expected.split(",") if t]
+    args = ap.parse_args()
+    name, results, console = args.name, args.results, args.console
+    expected = [t for t in args.expected.split(",") if t]
     passed = failed = skipped = 0
     out = {"name": name, "boot": None, "tests": [], "done": False}
     try:
@@ -217,9 +217,9 @@ def main():
         glog["clean"] = True
         print(f"  ok   guest log of {name} is clean ({len(con)} lines)")
     print(f"{passed} {failed}")
-    if a.json:
+    if args.json:
         out.update(guest_log=glog, passed=passed, failed=failed, skipped=skipped)
-        with open(a.json, "w") as f:
+        with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
             f.write("\n")
 
