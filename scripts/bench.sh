@@ -2,7 +2,9 @@
 # make bench: one kernel image, booted alternately with vds=off (EEVDF) and
 # with VDS, ROUNDS rounds each, same vCPUs and command line otherwise. Each
 # boot runs bench/list; results go to work/bench/<stamp>/ as one JSON file
-# per boot, then bench-report.py renders the tables.
+# per boot, then bench-report.py renders the tables. The guest log point of
+# each boot (verdict.py, make check's rule) goes into boots/summary.json
+# (scripts/summary.py), whose totals end the run.
 #   ROUNDS=3 SMP=4 QUICK=1 (one round, short runs)
 #   ONLY=b_interactive,b_schbench  run only these workloads of bench/list
 #   BAD=1  a deliberately bad setting instead of the comparison: VDS at its
@@ -111,10 +113,13 @@ for r in $(seq 1 "$ROUNDS"); do
 			# The guest log is judged as make check judges it (verdict.py);
 			# a bad log (most often QEMU's code-patching oops) is retried
 			# once, and a second one is kept, said and marked in the JSON.
-			glog=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
-				"$RUNDIR/$name.console" "" | grep -A1 "guest log of $name")
-			case "$glog" in *"ok   guest log of"*) glog=clean; break ;; esac
-			glog=$(echo "$glog" | sed 's/^ *//' | grep -vE '^[0-9]+ [0-9]+$' | tail -n1)
+			# summary.py adds the boot's log point (a retry replaces the
+			# first try's, naming it) and says "clean" or the first bad line.
+			rm -f "$RUNDIR/$name.json"
+			python3 "$REPO/scripts/verdict.py" --json "$RUNDIR/$name.json" "$name" \
+				"$RUNDIR/$name.results" "$RUNDIR/$name.console" "" >/dev/null
+			glog=$(python3 "$REPO/scripts/summary.py" log "$RUNDIR/summary.json" "$RUNDIR/$name.json")
+			[ "$glog" = clean ] && break
 			if [ "$try" = 1 ]; then
 				say "bench: $name: guest log not clean ($glog; see $RUNDIR/$name.console); retrying"
 				continue
@@ -147,5 +152,6 @@ PY
 		done_boots=$((done_boots + 1))
 	done
 done
+say "bench: guest logs: $(python3 "$REPO/scripts/summary.py" total "$RUNDIR/summary.json" | paste -sd' ' -) (boots/summary.json)"
 python3 "$REPO/scripts/bench-report.py" "$out" || exit 1
 say "bench: report in $out/report.md"

@@ -2,6 +2,9 @@
 # make check / make: build, boot and read back.
 #   check.sh check   run the in-guest test suite; ends with "N passed, N failed"
 #   check.sh show    boot once and show the running kernel and its scheduler
+# Each result goes into $RUNDIR/summary.json as the run goes (scripts/summary.py:
+# the host self-tests, deb-check, each boot's verdict.py --json); the last
+# line is printed from it, and .ci/run adds up each pass from it.
 . "$(dirname "$0")/lib.sh"
 check_knobs
 mode=${1:-check}
@@ -60,26 +63,26 @@ else
 	boots+=("eevdf-smp$SMP|$SMP||any|${ONLY:-$(expected any "$SMP")}")
 fi
 
-total_p=0 total_f=0
+SUM=$RUNDIR/summary.json
+summary() { python3 "$REPO/scripts/summary.py" "$@"; }
 # Host-side tests of the harness itself (bad input, the log verdict).
 echo "== host (harness self-tests)"
 hout=$(bash "$REPO/tests/host/run.sh")
 echo "$hout" | sed '$d' | grep -v '^ok ' | sed 's/^/  FAIL /'
 read -r p f <<<"$(echo "$hout" | tail -n1)"
 echo "  $p passed, $f failed"
-total_p=$((total_p + p))
-total_f=$((total_f + f))
+summary add "$SUM" host "$p" "$f" || summary add "$SUM" host 0 1
 # Debian's full config compiles what the guest config leaves out (make deb-check).
 if [ "$DEBUG" = 0 ] && [ "$KASAN" = 0 ] && [ "$KCSAN" = 0 ] && [ -z "${ONLY:-}" ] && [ "${DEBCHECK:-1}" = 1 ]; then
 	echo "== deb-check (Debian's config + configs/desktop.config: kernel/sched/ and init/)"
 	t0=$(date +%s)
 	if bash "$REPO/scripts/deb.sh" deb-check >"$RUNDIR/deb-check.log" 2>&1; then
 		echo "  1 passed, 0 failed ($(($(date +%s) - t0)) s)"
-		total_p=$((total_p + 1))
+		summary add "$SUM" deb-check 1 0
 	else
 		grep 'vds: error' "$RUNDIR/deb-check.log" | tail -n 3 | sed 's/^/  FAIL /'
 		echo "  0 passed, 1 failed (log: $RUNDIR/deb-check.log)"
-		total_f=$((total_f + 1))
+		summary add "$SUM" deb-check 0 1
 	fi
 fi
 for b in "${boots[@]}"; do
@@ -95,13 +98,12 @@ for b in "${boots[@]}"; do
 	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
 		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $vo $cmd" "$(budget "$m" "$only" "$smp")"
 	echo "== $name"
-	# The verdict expects exactly what the plan holds.
-	out=$(python3 "$REPO/scripts/verdict.py" "$name" "$RUNDIR/$name.results" \
-		"$RUNDIR/$name.console" "$(awk '{ print $1 }' "$RUNDIR/$name.share/plan" | paste -sd, -)")
-	echo "$out" | sed '$d'
-	read -r p f <<<"$(echo "$out" | tail -n1)"
-	total_p=$((total_p + p))
-	total_f=$((total_f + f))
+	# The verdict expects exactly what the plan holds. A boot it left
+	# no JSON for counts one failure (summary.py says so).
+	rm -f "$RUNDIR/$name.json"
+	python3 "$REPO/scripts/verdict.py" --json "$RUNDIR/$name.json" "$name" "$RUNDIR/$name.results" \
+		"$RUNDIR/$name.console" "$(awk '{ print $1 }' "$RUNDIR/$name.share/plan" | paste -sd, -)" | sed '$d'
+	summary boot "$SUM" "$RUNDIR/$name.json" | sed 's/^/  /'
 done
 # The verdict canary (DEBUG=1): a boot whose kernel reports a hung task on
 # purpose (tests/verdict_canary.c). The verdict must fail that boot's log,
@@ -113,19 +115,20 @@ if [ "$DEBUG" = 1 ] && [ "$has_vds" = 1 ] &&
 	SMP=2 bash "$REPO/scripts/boot.sh" canary-smp2 "$img" "$initrd" \
 		"vdsrun=check oops=panic vdscanary=1" "$(budget canary verdict_canary 2)"
 	echo "== canary-smp2 (a deliberate hung task: its guest log must FAIL)"
-	out=$(python3 "$REPO/scripts/verdict.py" canary-smp2 "$RUNDIR/canary-smp2.results" \
-		"$RUNDIR/canary-smp2.console" verdict_canary)
+	out=$(python3 "$REPO/scripts/verdict.py" --json "$RUNDIR/canary-smp2.json" canary-smp2 \
+		"$RUNDIR/canary-smp2.results" "$RUNDIR/canary-smp2.console" verdict_canary)
 	echo "$out" | sed '$d' | sed 's/^/  | /'
+	# Counted as one point of its own: its JSON is kept, not added up.
 	read -r p f <<<"$(echo "$out" | tail -n1)"
 	if [ "$f" = 1 ] && [ "$p" -ge 3 ] && echo "$out" | grep -q 'FAIL guest log of canary-smp2' &&
 		grep -q 'blocked for more than' "$RUNDIR/canary-smp2.console"; then
 		echo "  ok   the verdict failed the canary's log on the kernel's own hung-task report"
-		total_p=$((total_p + 1))
+		summary add "$SUM" canary-smp2 1 0
 	else
 		echo "  FAIL the canary: expected its test to pass and only its guest log to fail (got $p passed, $f failed)"
-		total_f=$((total_f + 1))
+		summary add "$SUM" canary-smp2 0 1
 	fi
 fi
 say "check: logs in $RUNDIR"
-echo "$total_p passed, $total_f failed"
-[ "$total_f" = 0 ]
+# The skips, if any, then "N passed, N failed"; exits 1 if anything failed.
+summary total "$SUM"

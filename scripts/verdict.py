@@ -3,7 +3,13 @@
 port, and the kernel log of the first. Prints a line per test and, last,
 "passed failed" for the caller to add up.
 
-    verdict.py NAME RESULTS CONSOLE EXPECTED_TESTS(comma separated, may be empty)
+    verdict.py [--json FILE] NAME RESULTS CONSOLE EXPECTED_TESTS(comma separated, may be empty)
+
+--json FILE also writes the boot's result there, for scripts/summary.py: the
+boot's name, each test (passed, failed, skipped points, status, and the
+reasons when it failed), the guest log point (clean or not, the quoted
+lines) and the boot's totals. Skipped points count neither way; when there
+are any, a line before the last says how many.
 
 A test that never reported, exited non-zero, or reported fewer points than
 it planned counts as failed. Any kernel warning, BUG, Oops, lockdep, KASAN or
@@ -11,6 +17,8 @@ UBSAN report, RCU stall, lockup or hung task in the console log fails the
 "guest log clean" point, quoting the line; a KCSAN report fails it only if
 it names VDS code (see kcsan_split()).
 """
+import argparse
+import json
 import re
 import sys
 
@@ -66,9 +74,17 @@ def kcsan_split(con):
 
 
 def main():
-    name, results, console, expected = sys.argv[1:5]
-    expected = [t for t in expected.split(",") if t]
-    passed = failed = 0
+    ap = argparse.ArgumentParser(description="Read back one guest boot.")
+    ap.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    ap.add_argument("name")
+    ap.add_argument("results")
+    ap.add_argument("console")
+    ap.add_argument("expected", help="the tests the boot must run, comma separated")
+    args = ap.parse_args()
+    name, results, console = args.name, args.results, args.console
+    expected = [t for t in args.expected.split(",") if t]
+    passed = failed = skipped = 0
+    out = {"name": name, "boot": None, "tests": [], "done": False}
     try:
         lines = open(results, errors="replace").read().splitlines()
     except OSError:
@@ -76,6 +92,7 @@ def main():
     boot = [l for l in lines if l.startswith("@@VDS-BOOT")]
     if boot:
         print(f"  {name}: {boot[0][11:]}")
+        out["boot"] = boot[0][11:].strip()
     tests = {}
     order = []
     cur = None
@@ -126,6 +143,8 @@ def main():
         if t is None:
             failed += 1
             print(f"  FAIL {tn}: never ran (guest stopped before it)")
+            out["tests"].append({"name": tn, "passed": 0, "failed": 1, "skipped": 0,
+                                 "status": "FAIL", "reason": ["never ran (guest stopped before it)"]})
             continue
         problems = list(t["bad"])
         if t["rc"] is None:
@@ -146,6 +165,14 @@ def main():
         extra = len(problems) - len(t["bad"])
         passed += t["pass"]
         failed += t["fail"] + (1 if extra > 0 else 0)
+        skipped += t["skip"]
+        rec = {"name": tn, "passed": t["pass"], "failed": t["fail"] + (1 if extra > 0 else 0),
+               "skipped": t["skip"], "status": "FAIL" if problems else "ok", "secs": t["secs"]}
+        if problems:
+            rec["reason"] = problems
+        if t.get("retried"):
+            rec["retried"] = t["retried"][:3]
+        out["tests"].append(rec)
         status = "FAIL" if problems else "ok  "
         skip = f", {t['skip']} skipped" if t["skip"] else ""
         print(f"  {status} {tn}: {t['pass']} passed, {t['fail']} failed{skip} ({t['secs']} s)")
@@ -156,9 +183,12 @@ def main():
         if problems:
             for d in t["diag"][-6:]:
                 print(f"       {d}")
+    out["done"] = done
     if not done:
         failed += 1
         print(f"  FAIL {name}: the guest did not finish the run (no @@VDS-DONE)")
+    if skipped:
+        print(f"  {skipped} point(s) skipped (counted neither passed nor failed)")
     # The guest log verdict.
     try:
         con = open(console, errors="replace").read().splitlines()
@@ -170,18 +200,28 @@ def main():
         for t in mainline_races[:5]:
             print(f"       {t}")
     hits = [l for l in con if BAD.search(l) and not any(a.search(l) for a in ALLOW)]
+    glog = {"clean": False, "lines": len(con), "quoted": [h.strip() for h in hits[:5]],
+            "bad_lines": len(hits), "kcsan_outside_vds": mainline_races}
     if not con:
         failed += 1
-        print(f"  FAIL guest log of {name}: empty (the kernel did not boot?)")
+        glog["reason"] = "empty (the kernel did not boot?)"
+        print(f"  FAIL guest log of {name}: {glog['reason']}")
     elif hits:
         failed += 1
+        glog["reason"] = f"{len(hits)} bad line(s)"
         print(f"  FAIL guest log of {name}: {len(hits)} bad line(s), first:")
         for h in hits[:5]:
             print(f"       {h.strip()}")
     else:
         passed += 1
+        glog["clean"] = True
         print(f"  ok   guest log of {name} is clean ({len(con)} lines)")
     print(f"{passed} {failed}")
+    if args.json:
+        out.update(guest_log=glog, passed=passed, failed=failed, skipped=skipped)
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host-side tests of the harness: bad input is refused with one clear line
-# and a non-zero exit, and the guest-log verdict catches what it must.
+# and a non-zero exit, the guest-log verdict catches what it must, and the
+# run's summary (scripts/summary.py) adds up.
 # Prints TAP; the last line is "passed failed" for check.sh to add up.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
@@ -263,6 +264,101 @@ printf '[    0.1] Linux\n' >"$T/con"
 r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
 [ "$r" = "2 3" ]
 ok $? "a hung test, a test that never ran and a missing end marker all fail (got '$r')"
+# The summary (scripts/summary.py): one JSON file per run that check.sh,
+# bench.sh and .ci/run add up. Parts add up, a part added again replaces
+# the first, skips are counted apart.
+SP=$REPO/scripts/summary.py
+S=$T/summary.json
+python3 "$SP" add "$S" host 40 0 && python3 "$SP" add "$S" deb-check 0 1 &&
+	python3 "$SP" add "$S" vds-smp4 5 0 2
+out=$(python3 "$SP" total "$S")
+[ $? = 1 ] && [ "$(echo "$out" | tail -n1)" = "45 passed, 1 failed" ] &&
+	[ "$(echo "$out" | sed -n 1p)" = "2 point(s) skipped, counted neither passed nor failed" ]
+ok $? "summary totals add up three parts, skips on an earlier line, exit 1 on a failure"
+python3 "$SP" add "$S" deb-check 1 0 && [ "$(python3 "$SP" counts "$S")" = "46 0 2" ] &&
+	python3 "$SP" total "$S" >/dev/null
+ok $? "a part added again replaces the first, and total exits 0 when nothing failed"
+# A boot with a failed test, a skipped point and a WARN in its log.
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..3\nok 1 - fine\nnot ok 2 - late\nok 3 # SKIP no\n@@VDS-TEST-END t rc=1 secs=4\n@@VDS-DONE\n' >"$T/res"
+out=$(python3 "$REPO/scripts/verdict.py" --json "$T/b.json" b "$T/res" "$REPO/tests/host/fixtures/warn.console" t,u)
+[ "$(echo "$out" | tail -n1)" = "1 3" ] && echo "$out" | grep -qx '  1 point(s) skipped (counted neither passed nor failed)' &&
+	python3 - "$T/b.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert (b["name"], b["passed"], b["failed"], b["skipped"], b["done"]) == ("b", 1, 3, 1, True), b
+t, u = b["tests"]
+assert (t["name"], t["status"], t["passed"], t["failed"], t["skipped"]) == ("t", "FAIL", 1, 1, 1), t
+assert t["reason"] == ["not ok 2 - late"], t
+assert (u["name"], u["status"], u["failed"]) == ("u", "FAIL", 1) and "never ran" in u["reason"][0], u
+g = b["guest_log"]
+assert not g["clean"] and g["quoted"][0].endswith("WARNING: CPU: 3 PID: 1083 at kernel/sched/sched.h:1686 update_curr_se+0x5c/0x90"), g
+PY
+ok $? "verdict.py --json: a failed test and one that never ran with their reasons, an unclean log quoted"
+S2=$T/summary2.json
+python3 "$SP" add "$S2" host 10 0 && python3 "$SP" boot "$S2" "$T/b.json"
+out=$(python3 "$SP" total "$S2")
+[ "$(echo "$out" | tail -n1)" = "11 passed, 3 failed" ] && echo "$out" | grep -q '^1 point(s) skipped'
+ok $? "a boot's JSON merges into the summary (got '$(echo "$out" | tail -n1)')"
+out=$(python3 "$SP" boot "$S2" "$T/nope.json")
+[ $? = 1 ] && echo "$out" | grep -q 'FAIL nope: no verdict' && [ "$(python3 "$SP" counts "$S2")" = "11 4 1" ]
+ok $? "a boot without a verdict JSON counts one failure and says so"
+expect_fail "a missing summary is refused with one line" "no summary at $T/none.json" python3 "$SP" total "$T/none.json"
+echo '{"parts": {"host": ' >"$T/bad.json"
+expect_fail "a corrupt summary is refused" "bad.json is not a readable summary" python3 "$SP" counts "$T/bad.json"
+expect_fail "adding to a corrupt summary is refused" "bad.json is not a readable summary" python3 "$SP" add "$T/bad.json" x 1 0
+echo '{"parts": {"host": {"passed": 3}}}' >"$T/bad2.json"
+expect_fail "a summary part without its counts is refused" "part 'host' has no passed/failed/skipped counts" \
+	python3 "$SP" total "$T/bad2.json"
+expect_fail "a negative count is refused" "the counts must be numbers >= 0" python3 "$SP" add "$S" x 1 -1
+# The fixtures: --json changes nothing on stdout, and the JSON says what
+# stdout says.
+printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
+printf '[    0.1] Linux\n[    0.2] fine\n' >"$T/clean.console"
+for c in "$REPO"/tests/host/fixtures/*.console "$T/clean.console"; do
+	a=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$c" t)
+	j=$(python3 "$REPO/scripts/verdict.py" --json "$T/f.json" b "$T/res" "$c" t)
+	[ "$a" = "$j" ] && python3 - "$T/f.json" "$(echo "$a" | tail -n1)" "$(echo "$a" | grep 'guest log of' | head -n1)" \
+		"$(echo "$a" | grep -A1 'guest log of' | sed -n '2s/^ *//p')" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert f"{b['passed']} {b['failed']}" == sys.argv[2], b
+g = b["guest_log"]
+assert g["clean"] == ("ok   guest log" in sys.argv[3]), g
+assert g["clean"] or g["quoted"][0] == sys.argv[4], g
+PY
+	ok $? "verdict.py --json on $(basename "$c") agrees with its stdout"
+done
+# bench.sh: only the guest log point of a boot; a retry replaces the first
+# try's and names it.
+S3=$T/bench.json
+python3 "$REPO/scripts/verdict.py" --json "$T/r1.json" round1-vds "$T/res" "$REPO/tests/host/fixtures/hung.console" "" >/dev/null
+python3 "$REPO/scripts/verdict.py" --json "$T/r2.json" round1-vds "$T/res" "$T/clean.console" "" >/dev/null
+a=$(python3 "$SP" log "$S3" "$T/r1.json") && b=$(python3 "$SP" log "$S3" "$T/r2.json") &&
+	[ "$b" = clean ] && [ "$a" = "[   26.377637] INFO: task verdict_canary:189 blocked for more than 2 seconds." ] &&
+	[ "$(python3 "$SP" counts "$S3")" = "1 0 0" ] &&
+	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["parts"]["round1-vds"]; assert "verdict_canary:189" in p["retried"], p' "$S3"
+ok $? "summary.py log: a bench boot's bad log, then its clean retry, counts one pass"
+# .ci/run counts each pass from the summary its run left: a stub make
+# check makes two passes with a summary (one failed) and a third that
+# stops before its run starts, leaving work/runs/latest at the second's.
+ci=$T/ci
+mkdir -p "$ci/.ci" "$ci/scripts" "$ci/tests"
+cp "$REPO/.ci/run" "$ci/.ci/" && cp "$SP" "$ci/scripts/" && cp "$REPO/tests/list" "$ci/tests/"
+cat >"$ci/Makefile" <<'MK'
+SHELL := /bin/bash
+check:
+	@if [ "$(RT)" = 1 ]; then echo "build failed"; exit 1; fi; \
+	n=$$(ls work/runs 2>/dev/null | grep -c '^r'); d=work/runs/r$$n; mkdir -p $$d; ln -sfn r$$n work/runs/latest; \
+	python3 scripts/summary.py add $$d/summary.json host 3 0 2; \
+	python3 scripts/summary.py add $$d/summary.json boot$$n 7 $${DEBUG:-0}; \
+	python3 scripts/summary.py total $$d/summary.json
+MK
+# A clean environment: make check may have passed RT=1 and others down.
+out=$(cd "$ci" && env -i PATH="$PATH" HOME="$HOME" bash .ci/run 2>&1)
+rc=$?
+[ $rc = 1 ] && [ "$(echo "$out" | tail -n1)" = "20 passed, 2 failed" ] &&
+	echo "$out" | grep -q '^### make check RT=1 .* left no summary (exit 2)$' && echo "$out" | grep -q '^### 4 point(s) skipped'
+ok $? ".ci/run adds up the passes' summaries, a pass without one is one failure (rc=$rc, got '$(echo "$out" | tail -n1)')"
 # Every script with a shebang (what a user, the README, make or the guest
 # runs) is executable, so that a fresh clone can run it directly.
 nx=$(cd "$REPO" && for f in scripts/* tests/*.sh tests/host/*.sh bench/*.sh .ci/*; do
