@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	static const int pairs[][2] = {
 		{ 0, 1 }, { 0, 5 }, { 0, 10 }, { 0, 19 }, { -10, 0 }, { 18, 19 }, { -2, -1 },
 	};
-	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 10) / 2, m = ncpus_online(), cpu = m - 1;
+	int secs = argc > 1 ? atoi(argv[1]) : (int)setting_long("VDS_BENCHSECS", 10) / 2, m = ncpus_online(), cpu = m - 1;
 	double j1, j2, t1 = run(m, secs, &j1), t2 = run(2 * m + 1, secs, &j2);
 	unsigned int i;
 

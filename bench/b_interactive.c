@@ -22,7 +22,7 @@
  *    p99_us, p999_us, max_us, cpu_pct, deadlines_met_pct}
  * (for a frame posted while the task was still busy with an earlier one,
  * the latency is the delay until the task starts it)
- * b_interactive [ms per combination]   (default vdsbenchsecs * 300 ms)
+ * b_interactive [ms per combination]   (default VDS_BENCHSECS * 300 ms)
  */
 #include "bench.h"
 #include <sys/prctl.h>
@@ -91,7 +91,7 @@ static void run_model(const struct model *md, const char *load, unsigned int ms,
 	if (cpu >= 0)
 		pin_to(0, cpu);
 	/* make bench BAD=2: the measured task at a bad nice level (loads stay at 0). */
-	setpriority(PRIO_PROCESS, (id_t)gettid(), (int)cmdline_long("vdsbadnice", 0));
+	setpriority(PRIO_PROCESS, (id_t)gettid(), (int)setting_long("VDS_BADNICE", 0));
 	r.maxk = ms * 1000000ull / md->period_ns + 2;
 	r.stamp = calloc(r.maxk + 2, sizeof(uint64_t));
 	lat = calloc(r.maxk + 2, sizeof(uint64_t));
@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 {
 	static const char *loads[] = { "none", "burn_M", "burn_2M", "ring", "messaging", "forks",
 				       "cpu1_none", "cpu1_hog" };
-	unsigned int ms = argc > 1 ? (unsigned int)atoi(argv[1]) : (unsigned int)cmdline_long("vdsbenchsecs", 10) * 300;
+	unsigned int ms = argc > 1 ? (unsigned int)atoi(argv[1]) : (unsigned int)setting_long("VDS_BENCHSECS", 10) * 300;
 	int m = ncpus_online();
 	const char *only = getenv("INTER_LOADS");
 

@@ -4,11 +4,10 @@
 # it when BOOT_HOSTUSR=1) and run in a chroot whose /usr is that share.
 # N = M, 2M, 4M (M = online CPUs); wall seconds each (lower is better),
 # with the context switches and migrations each build took (counts.sh).
-# Files: vdsbenchsecs * 2 + 4 (24 by default, 10 with QUICK=1), or $1: gcc under
+# Files: VDS_BENCHSECS * 2 + 4 (24 by default, 10 with QUICK=1), or $1: gcc under
 # TCG takes about a second per file, so a few hundred would not fit a run.
-arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
 . "$(dirname "$0")/counts.sh"
-secs=$(arg vdsbenchsecs)
+secs=${VDS_BENCHSECS:-}
 files=${1:-$(( ${secs:-10} * 2 + 4 ))}
 m=$(nproc)
 R=/tmp/kroot

@@ -8,7 +8,7 @@
 
 int main(int argc, char **argv)
 {
-	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 10), m = ncpus_online(), i;
+	int secs = argc > 1 ? atoi(argv[1]) : (int)setting_long("VDS_BENCHSECS", 10), m = ncpus_online(), i;
 	int n = secs * 200 < PERIODIC_MAX ? secs * 200 : PERIODIC_MAX;
 	uint64_t p50, *lat = periodic_raw;
 	int max_at = 0, over = 0;
@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 		hogs[i] = spawn_hog(-1, 0);
 	sleep_ms(300);
 	/* make bench BAD=2: the periodic task at a bad nice level (hogs stay at 0). */
-	setpriority(PRIO_PROCESS, 0, (int)cmdline_long("vdsbadnice", 0));
+	setpriority(PRIO_PROCESS, 0, (int)setting_long("VDS_BADNICE", 0));
 	periodic(500, n, &p50);
 	for (i = 0; i < 2 * m && i < 128; i++)
 		kill_wait(hogs[i]);

@@ -45,7 +45,7 @@ static double pingpong(int cpu_a, int cpu_b, int secs)
 
 int main(int argc, char **argv)
 {
-	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 9) / 3;
+	int secs = argc > 1 ? atoi(argv[1]) : (int)setting_long("VDS_BENCHSECS", 9) / 3;
 	double one = pingpong(0, 0, secs), two = pingpong(0, 1, secs);
 
 	printf("{\"bench\":\"pipe_pingpong\",\"same_cpu_rt_per_s\":%.0f,\"two_cpus_rt_per_s\":%.0f}\n",

@@ -110,7 +110,7 @@ static void *message_fn(void *arg)
 
 int main(int argc, char **argv)
 {
-	int secs = argc > 1 ? atoi(argv[1]) : (int)cmdline_long("vdsbenchsecs", 10);
+	int secs = argc > 1 ? atoi(argv[1]) : (int)setting_long("VDS_BENCHSECS", 10);
 	int m = ncpus_online(), nw = m;
 	static struct group grp[MSG_THREADS];
 	pthread_t mt[MSG_THREADS], *wt = calloc(MSG_THREADS * nw, sizeof(pthread_t));

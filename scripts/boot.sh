@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Boot the guest kernel once under QEMU.
-#   boot.sh NAME BZIMAGE INITRAMFS "EXTRA CMDLINE" TIMEOUT_SECS
+#   boot.sh NAME BZIMAGE INITRAMFS "EXTRA ARGS" TIMEOUT_SECS
 # Writes $RUNDIR/NAME.console (kernel log) and $RUNDIR/NAME.results (what
 # /init reported on the second serial port). Returns QEMU's status; 124 on
-# timeout.
+# timeout. Of EXTRA ARGS, kernel parameters and vdsrun= go on the kernel
+# command line; every other vds* key (vdsseed=7, vdsonly=a,b) is a setting
+# for the tests and goes into NAME.share/settings, with vdssmp= (the
+# guest's /init exports each as VDS_<KEY>: VDS_SEED=7).
 . "$(dirname "$0")/lib.sh"
 check_knobs
 
@@ -47,7 +50,17 @@ accel_opts() {
 
 acc=$(accel_opts)
 mem=${MEM:-2048}
-cmdline="console=ttyS0 panic=-1 vdssmp=$SMP $extra"
+kargs="" settings="vdssmp=$SMP"
+for w in $extra; do
+	case "$w" in
+	vdsrun=*) kargs="$kargs $w" ;;
+	vds[a-z]*=*) settings="$settings $w" ;;
+	*) kargs="$kargs $w" ;;
+	esac
+done
+# shellcheck disable=SC2086
+printf '%s\n' $settings >"$RUNDIR/$name.share/settings"
+cmdline="console=ttyS0 panic=-1$kargs"
 rm -f "$RUNDIR/$name.console" "$RUNDIR/$name.results"
 # BOOT_HOSTUSR=1 (make bench): the host's /usr, read-only, for the guest's
 # kbuild-like benchmark (it runs the host's gcc in a chroot).
@@ -56,7 +69,7 @@ hostusr=()
 	hostusr=(-virtfs local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on,id=hostusr)
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 b0=$(busy) w0=$(date +%s%N)
-say "boot: $name: -smp $SMP ${acc%% -cpu*}, cmdline '$extra'"
+say "boot: $name: -smp $SMP ${acc%% -cpu*}, cmdline '${kargs# }', settings '$settings'"
 # shellcheck disable=SC2086
 timeout --foreground -k 5 "$tmo" qemu-system-x86_64 $acc -smp "$SMP" -m "$mem" \
 	-kernel "$img" -initrd "$initrd" -append "$cmdline" \

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # /init of the VDS test guest: mount the usual filesystems, run what the
-# kernel command line asks for (vdsrun=show|check|probe|bench), report on
-# the second serial port (/dev/ttyS1), then power off.
+# kernel command line asks for (vdsrun=show|check|probe|bench) with the
+# plan and settings the host put in the boot's share, report on the second
+# serial port (/dev/ttyS1), then power off.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/tests
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sys /sys
@@ -12,27 +13,37 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vdsshare /results 2>/dev/null
+shared=0
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vdsshare /results 2>/dev/null && shared=1
 hostname vds-guest
 # Only the kernel writes the kernel log: a test (or a fuzzer) that could
 # write "WARNING:" to /dev/kmsg would fool the verdict, or hide behind it.
 echo off >/proc/sys/kernel/printk_devkmsg 2>/dev/null
 
-arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
-run=$(arg vdsrun)
+# vdsrun= is the one key of ours on the kernel command line.
+run=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vdsrun=//p' | tail -n1)
 out=/dev/ttyS1
 
+# The boot's settings, which boot.sh writes into the share: one key=value
+# a line, each exported to every test as VDS_<KEY> (vdsseed=7 is
+# VDS_SEED=7; tests/vds_test.h's setting_long() reads them). Values are
+# numbers, names and lists; anything else is dropped.
+if [ -r /results/settings ]; then
+	while IFS='=' read -r k v; do
+		case "$k" in vds[a-z]*) ;; *) continue ;; esac
+		case "$k$v" in *[!A-Za-z0-9_,.-]*) continue ;; esac
+		export "VDS_$(echo "${k#vds}" | tr a-z A-Z)=$v"
+	done </results/settings
+fi
+
 # make bench BAD=1: a deliberately bad slice length, set before anything runs.
-rr=$(arg vdsrr)
-[ -n "$rr" ] && [ -w /proc/sys/kernel/rr_interval ] && echo "$rr" >/proc/sys/kernel/rr_interval
+[ -n "${VDS_RR:-}" ] && [ -w /proc/sys/kernel/rr_interval ] && echo "$VDS_RR" >/proc/sys/kernel/rr_interval
 # make bench BAD=3: VDS with the deadline arithmetic before patch 0020.
-carry=$(arg vdscarry)
-[ -n "$carry" ] && [ -w /sys/kernel/debug/sched/vds/nice_carry ] &&
-	echo "$carry" >/sys/kernel/debug/sched/vds/nice_carry
+[ -n "${VDS_CARRY:-}" ] && [ -w /sys/kernel/debug/sched/vds/nice_carry ] &&
+	echo "$VDS_CARRY" >/sys/kernel/debug/sched/vds/nice_carry
 # make bench BAD=4: CPUs pull a task that just began to wait, as before patch 0023.
-pullwait=$(arg vdspullwait)
-[ -n "$pullwait" ] && [ -w /sys/kernel/debug/sched/vds/pull_wait_ns ] &&
-	echo "$pullwait" >/sys/kernel/debug/sched/vds/pull_wait_ns
+[ -n "${VDS_PULLWAIT:-}" ] && [ -w /sys/kernel/debug/sched/vds/pull_wait_ns ] &&
+	echo "$VDS_PULLWAIT" >/sys/kernel/debug/sched/vds/pull_wait_ns
 
 sched="EEVDF (mainline)"
 if [ -r /sys/kernel/debug/sched/vds/active ]; then
@@ -44,11 +55,11 @@ if [ -r /sys/kernel/debug/sched/vds/active ]; then
 fi
 echo "@@VDS-BOOT $(uname -r) | $sched | $(nproc) CPUs" >$out
 
-case "$run" in
-probe)
+case "$run:$shared" in
+probe:*)
 	echo "@@VDS-DONE" >$out
 	;;
-show)
+show:*)
 	{
 		echo "online CPUs: $(cat /sys/devices/system/cpu/online)"
 		dmesg | grep -E 'sched: VDS' | sed 's/^\[[^]]*\] /banner: /'
@@ -57,22 +68,27 @@ show)
 		echo "@@VDS-DONE"
 	} >$out 2>&1
 	;;
-check | bench)
+check:0 | bench:0)
+	# Without the share there is no plan: run nothing, and say why (the
+	# verdict then fails every planned test as never reported).
+	echo "@@VDS-DONE (the 9p share did not mount: no plan, no settings)" >$out
+	;;
+check:1 | bench:1)
 	list=/tests/list dir=/tests
 	[ "$run" = bench ] && list=/bench/list dir=/bench
 	# make check writes each boot's plan (the lines of tests/list it
 	# planned for this boot) into the share; the filters below then keep
 	# every line of it.
 	[ "$run" = check ] && [ -s /results/plan ] && list=/results/plan
-	only=$(arg vdsonly)
-	soak=$(arg vdssoak)
+	only=${VDS_ONLY:-}
+	soak=${VDS_SOAK:-0}
 	mode=any
 	case "$sched" in VDS*) mode=vds ;; esac
 	while read -r name tmo when flags; do
 		case "$name" in '' | '#'*) continue ;; esac
 		# "canary" tests run only on the canary boot (vdscanary=1), which
 		# runs nothing else.
-		if [ "$(arg vdscanary)" = 1 ]; then
+		if [ "${VDS_CANARY:-0}" = 1 ]; then
 			[ "$when" = canary ] || continue
 		else
 			[ "$when" = any ] || [ "$when" = "$mode" ] || continue
@@ -83,7 +99,7 @@ check | bench)
 		# "ext" tests need a kernel with sched_ext (make check EXT=1).
 		case " $flags " in *" ext "*) [ -d /sys/kernel/sched_ext ] || continue ;; esac
 		# SOAK=minutes (make check SOAK=30) lengthens the soak tests.
-		case " $flags " in *" soak "*) [ "${soak:-0}" -gt 0 ] && tmo=$((tmo + soak * 60 + 30)) ;; esac
+		case " $flags " in *" soak "*) [ "$soak" -gt 0 ] && tmo=$((tmo + soak * 60 + 30)) ;; esac
 		echo "@@VDS-TEST-BEGIN $name" >$out
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		(cd /tmp && timeout -s KILL "$tmo" "$dir/$name") >$out 2>&1

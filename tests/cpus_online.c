@@ -4,7 +4,7 @@
 
 int main(void)
 {
-	long want = cmdline_long("vdssmp", -1);
+	long want = setting_long("VDS_SMP", -1);
 	char buf[64], expect[64];
 	int cpu, bad = -1;
 

@@ -62,7 +62,7 @@ int main(void)
 {
 	struct shared *sh = shared_mem(sizeof(*sh));
 	int n = ncpus_online(), i, cycles = 0, errors = 0, wrong = 0, stuck = 0;
-	unsigned int seed = (unsigned int)cmdline_long("vdsseed", 42);
+	unsigned int seed = (unsigned int)setting_long("VDS_SEED", 42);
 	uint64_t viol = 0, c0[NT];
 	pid_t pids[NT];
 

@@ -19,7 +19,7 @@
  * and the fair server of one CPU set to 0 (the server that protects VDS
  * tasks from RT hogs, DESIGN §2), a task pinned behind a FIFO hog on that
  * CPU starves for 4 s; the same check must flag it. Settings are restored.
- * SOAK=minutes (vdssoak=) runs the battery that long.
+ * SOAK=minutes (VDS_SOAK in the guest) runs the battery that long.
  */
 #include "vds_test.h"
 #include <math.h>
@@ -167,7 +167,7 @@ int main(void)
 	};
 	int n = 10, ncpu = ncpus_online(), i, nstress, bad, ok_all;
 	long rr = read_long("/proc/sys/kernel/rr_interval", 6);
-	long soak = cmdline_long("vdssoak", 0);
+	long soak = setting_long("VDS_SOAK", 0);
 	unsigned int secs = soak > 0 ? soak * 60 : 15;
 	double per_cpu;
 	struct sched_param mon = { .sched_priority = 50 };

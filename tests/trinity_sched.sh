@@ -7,10 +7,9 @@
 #   make check DEBUG=1 ONLY=trinity_sched.sh SEED=<seed>
 # (children race, so a replay repeats the same argument stream per child,
 # not the exact interleaving).
-arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n1; }
-seed=$(arg vdsseed)
+seed=${VDS_SEED:-}
 [ -n "$seed" ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
-soak=$(arg vdssoak)
+soak=${VDS_SOAK:-}
 secs=${TRINITY_SECS:-20}
 [ -n "$soak" ] && [ "$soak" -gt 0 ] 2>/dev/null && secs=$((soak * 60))
 calls="sched_setattr sched_getattr sched_setscheduler sched_setparam sched_getparam

@@ -9,7 +9,7 @@
 
 int main(void)
 {
-	int m = ncpus_online(), round, secs = (int)cmdline_long("vdsfairsecs", 10);
+	int m = ncpus_online(), round, secs = (int)setting_long("VDS_FAIRSECS", 10);
 	int counts[3] = { m, 2 * m, 3 * m + 1 };
 
 	tap_plan(3);

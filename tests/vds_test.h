@@ -262,18 +262,20 @@ static void gap_spin(struct gap_slot *s)
 	}
 }
 
-/* A value of the kernel command line, such as vdssmp=4. */
-static long cmdline_long(const char *key, long def)
+/*
+ * A setting of this boot, such as VDS_SMP: the host writes vdssmp=4 into
+ * the boot's share and /init exports it (scripts/boot.sh, guest-init.sh).
+ */
+static long setting_long(const char *name, long def)
 {
-	char buf[4096], *p;
-	size_t kl = strlen(key);
+	const char *v = getenv(name);
+	char *end;
+	long n;
 
-	if (read_file("/proc/cmdline", buf, sizeof(buf)))
+	if (!v || !*v)
 		return def;
-	for (p = strtok(buf, " "); p; p = strtok(NULL, " "))
-		if (!strncmp(p, key, kl) && p[kl] == '=')
-			return strtol(p + kl + 1, NULL, 10);
-	return def;
+	n = strtol(v, &end, 10);
+	return *end ? def : n;
 }
 
 /*
