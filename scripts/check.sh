@@ -87,16 +87,13 @@ if [ "$DEBUG" = 0 ] && [ "$KASAN" = 0 ] && [ "$KCSAN" = 0 ] && [ -z "${ONLY:-}" 
 fi
 for b in "${boots[@]}"; do
 	IFS='|' read -r name smp cmd m only <<<"$b"
-	vo=""
-	[ -n "$only" ] && vo="vdsonly=$only"
 	# The boot's plan, in its share (/results/plan in the guest): the
-	# guest runs what the host planned. vdsonly= says the same, for a
-	# guest whose share did not mount.
+	# guest runs what the host planned, and nothing without it.
 	mkdir -p "$RUNDIR/$name.share"
 	plan_lines "$m" "$only" "$smp" >"$RUNDIR/$name.share/plan"
 	# oops=panic: an Oops fails the run anyway; end the boot at once.
 	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
-		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $vo $cmd" "$(budget "$m" "$only" "$smp")"
+		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $cmd" "$(budget "$m" "$only" "$smp")"
 	echo "== $name"
 	# The verdict expects exactly what the plan holds. A boot it left
 	# no JSON for counts one failure (summary.py says so).

@@ -20,10 +20,10 @@
  * NORMAL 19.0 ms) the 1.5x margin was noise. VDS_HOGNICE (vdshognice= in
  * the boot's settings) sets the hogs' nice for an experiment.
  *
- * Not in CI's PREEMPT_RT pass: on 6.12 PREEMPT_RT the timer wakeup of a
- * task that is not RT or deadline is delivered by ksoftirqd, a NORMAL
- * thread at nice 0, which waits behind the nice -10 hogs (ISO p99 28-36 ms
- * there; Documentation/testing.md, "PREEMPT_RT").
+ * On 6.12 PREEMPT_RT the timer wakeup of a task that is not RT or deadline
+ * is delivered by ksoftirqd; as a NORMAL thread it waited behind the nice
+ * -10 hogs (ISO p99 28-36 ms), which is why VDS runs it in the ISO band
+ * there (patch 0027; Documentation/testing.md, "PREEMPT_RT").
  */
 #include "vds_test.h"
 
