@@ -5,6 +5,12 @@
 # tell the cost of wakeup preemption from the cost of the runqueue.
 # Migrations are sched_migrate_task events, counted by the trace buffers
 # (entries plus overruns), "null" without tracefs.
+# vds-bench: timeout 300
+# vds-metric: hackbench *_s lower
+# vds-metric: hackbench *_ctxt info
+# vds-metric: hackbench *_migr info
+# vds-metric: hackbench *pulls info
+# vds-metric: hackbench *_pull_fails info
 . "$(dirname "$0")/counts.sh"
 # Of the migrations, the tasks VDS pulled at a pick (sched/vds/state);
 # the rest are wakeups placed on another CPU. "null" under EEVDF.

@@ -7,6 +7,11 @@
  * 18/19, -2/-1), half the time each: share_<a>_<b>_pct is the share of the
  * lower nice a (tuning.md, "Nice levels", has both formulas).
  * Prints one JSON line.  b_hogs [seconds]
+ *
+ * vds-bench: timeout 150
+ * vds-metric: hogs *_mops_per_s higher
+ * vds-metric: hogs *_jain higher
+ * vds-metric: hogs share_* info
  */
 #include "vds_test.h"
 

@@ -23,6 +23,12 @@
  * (for a frame posted while the task was still busy with an earlier one,
  * the latency is the delay until the task starts it)
  * b_interactive [ms per combination]   (default VDS_BENCHSECS * 300 ms)
+ *
+ * vds-bench: timeout 300
+ * vds-metric: inter:* *_us lower
+ * vds-metric: inter:* deadlines_met_pct higher
+ * vds-metric: inter:* cpu_pct higher
+ * vds-metric: inter:* samples info
  */
 #include "bench.h"
 #include <sys/prctl.h>

@@ -6,6 +6,11 @@
 # with the context switches and migrations each build took (counts.sh).
 # Files: VDS_BENCHSECS * 2 + 4 (24 by default, 10 with QUICK=1), or $1: gcc under
 # TCG takes about a second per file, so a few hundred would not fit a run.
+# vds-bench: timeout 600
+# vds-metric: kbuild *_s lower
+# vds-metric: kbuild *_ctxt info
+# vds-metric: kbuild *_migr info
+# vds-metric: kbuild files info
 . "$(dirname "$0")/counts.sh"
 secs=${VDS_BENCHSECS:-}
 files=${1:-$(( ${secs:-10} * 2 + 4 ))}

@@ -3,6 +3,12 @@
  * Wakeup latency of a periodic task (wakes every 5 ms, runs 0.5 ms of CPU)
  * among 2M CPU hogs: mean, standard deviation, p50, p99, p99.9, max.
  * Prints one JSON line.  b_latency [seconds]
+ *
+ * vds-bench: timeout 60
+ * vds-metric: latency_* *_us lower
+ * vds-metric: latency_* samples info
+ * vds-metric: latency_* max_at_sample info
+ * vds-metric: latency_* over_20ms info
  */
 #include "bench.h"
 

@@ -2,6 +2,9 @@
 /*
  * Pipe ping-pong between two tasks, both on one CPU and on two CPUs:
  * round trips per second. Prints one JSON line.  b_pipe [seconds]
+ *
+ * vds-bench: timeout 60
+ * vds-metric: pipe_pingpong *_per_s higher
  */
 #include "vds_test.h"
 

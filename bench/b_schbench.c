@@ -11,6 +11,12 @@
  *
  * One JSON line: {"bench":"schbench","rps":..., "wake_*": wakeup latency
  * stats, "req_*": request latency stats}   b_schbench [seconds]
+ *
+ * vds-bench: timeout 120
+ * vds-metric: schbench *_us lower
+ * vds-metric: schbench rps_per_s higher
+ * vds-metric: schbench *samples info
+ * vds-metric: schbench threads info
  */
 #include "bench.h"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Sourced by the benchmark scripts (not a benchmark: bench/list does not
-# name it): counts that do not depend on host load. ctxt prints /proc/stat's
+# Sourced by the benchmark scripts (not a benchmark: its name does not
+# begin with b_): counts that do not depend on host load. ctxt prints /proc/stat's
 # context switches; mig_start and mig_count count sched_migrate_task events
 # from the trace buffers (entries plus overruns), "null" without tracefs.
 T=/sys/kernel/tracing

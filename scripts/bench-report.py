@@ -10,6 +10,8 @@ import statistics
 import subprocess
 import sys
 
+import benchlist
+
 NOISE = 0.05  # below this relative difference, call it the same
 LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000",
           "vds-nice19": "VDS, measured tasks at nice 19",
@@ -21,22 +23,25 @@ INTER_MODELS = [("audio", "audio: 2.5 ms of CPU every 50 ms"),
 INTER_LOADS = ["none", "burn_M", "burn_2M", "ring", "messaging", "forks", "cpu1_none", "cpu1_hog"]
 
 
-def direction(key):
-    """+1 higher is better, -1 lower is better, 0 informational."""
-    if key.endswith("samples") or key in ("files", "nice10_share_pct", "skipped") \
-            or key.startswith("share_"):
+BENCHES = benchlist.benchmarks()
+UNDECLARED = set()
+
+
+def direction(bench, key):
+    """+1 higher is better, -1 lower is better, 0 informational: as the
+    benchmark's own file declares (vds-metric lines, scripts/benchlist.py).
+    A key no declaration matches is informational and listed at the end."""
+    d = benchlist.direction(bench, key, BENCHES)
+    if d is None:
+        UNDECLARED.add(f"{bench}:{key}")
         return 0
-    if key.endswith("_per_s") or key.endswith("_pct") or key.endswith("jain"):
-        return 1
-    if key.endswith("_us") or key.endswith("_s"):
-        return -1
-    return 0
+    return d
 
 
-def verdict(key, a, b):
+def verdict(bench, key, a, b):
     """a: baseline values, b: the other scheduler's."""
     ma, mb = statistics.median(a), statistics.median(b)
-    dirn = direction(key)
+    dirn = direction(bench, key)
     if dirn == 0 or ma == 0:
         return "—"
     ratio = mb / ma
@@ -131,7 +136,7 @@ def main():
                     cells.append(f"{statistics.median(a):.1f} / {statistics.median(v):.1f}" if a and v else "–")
                 for k in ("p99_us", "deadlines_met_pct"):
                     a, v = pair(b, k)
-                    cells.append(verdict(k, a, v) if a and v else "–")
+                    cells.append(verdict(b, k, a, v) if a and v else "–")
                 out.append(f"| {l} | " + " | ".join(cells) + " |")
     for b in [b for b in benches if not b.startswith("inter:")] + inter:
         if b == inter[0] if inter else False:
@@ -147,12 +152,15 @@ def main():
                 continue
             ma, mv = statistics.median(a), statistics.median(v)
             ratio = mv / ma if ma else float("nan")
-            out.append(f"| {k} | {fmt(a)} | {fmt(v)} | {ratio:.3f} | {verdict(k, a, v)} |")
+            out.append(f"| {k} | {fmt(a)} | {fmt(v)} | {ratio:.3f} | {verdict(b, k, a, v)} |")
     plots = plot(d, vals, base, other, la, lb)
     if plots:
         out.append("\n## Plots\n")
         for p in plots:
             out.append(f"![{p}]({p})")
+    if UNDECLARED:
+        out.append("\nMetrics no benchmark declares (shown, not judged; add a vds-metric line "
+                   "to the benchmark's header): " + ", ".join(sorted(UNDECLARED)) + "\n")
     open(os.path.join(d, "report.md"), "w").write("\n".join(out) + "\n")
     print("\n".join(out))
 
@@ -221,14 +229,14 @@ def plot(d, vals, base, other, la, lb):
         # Throughput: rates as they are, times inverted (higher is better).
         thr = [(b, k) for (b, k) in vals if not b.startswith("inter:") and
                (k.endswith("_per_s") or k.endswith("mops_per_s") or
-                (direction(k) == -1 and k.endswith("_s")))]
+                (direction(b, k) == -1 and k.endswith("_s")))]
         if thr:
             data = os.path.join(d, "throughput.dat")
             with open(data, "w") as f:
                 for b, k in thr:
                     per = vals[(b, k)]
                     ma, mb = med(per, base, 1) or 1, med(per, other, 0)
-                    rel = mb / ma if direction(k) > 0 else (ma / mb if mb else 0)
+                    rel = mb / ma if direction(b, k) > 0 else (ma / mb if mb else 0)
                     f.write(f"{b}:{k} 1 {rel}\n")
             gnuplot(common.replace("900,480", "1000,520") + f"set output '{d}/throughput.png'; set yrange [0:*];"
                     f"set ylabel 'relative to {la} (higher is better)'; set xtics rotate by -40;"

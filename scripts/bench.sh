@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # make bench: one kernel image, booted alternately with vds=off (EEVDF) and
 # with VDS, ROUNDS rounds each, same vCPUs and command line otherwise. Each
-# boot runs bench/list; results go to work/bench/<stamp>/ as one JSON file
+# boot runs the benchmarks of bench/ (each file declares its timeout and
+# its metrics: scripts/benchlist.py), by name, as the plan in its share; results go to work/bench/<stamp>/ as one JSON file
 # per boot, then bench-report.py renders the tables. The guest log point of
 # each boot (verdict.py, make check's rule) goes into boots/summary.json
 # (scripts/summary.py), whose totals end the run.
 #   ROUNDS=3 SMP=4 QUICK=1 (one round, short runs)
-#   ONLY=b_interactive,b_schbench  run only these workloads of bench/list
+#   ONLY=b_interactive,b_schbench  run only these workloads (files of bench/)
 #   BAD=1  a deliberately bad setting instead of the comparison: VDS at its
 #          default against VDS with rr_interval=1000 (set by the guest
 #          before the workloads), to show which numbers react
@@ -46,6 +47,10 @@ export TCG_THREAD=${TCG_THREAD:-multi}
 # The kbuild workload runs the host's gcc from a read-only 9p share of /usr.
 export BOOT_HOSTUSR=1
 
+# The plan every boot runs: "name timeout" a line (an unknown name in
+# ONLY= is an error before anything is built).
+plan=$(python3 "$REPO/scripts/benchlist.py" plan "$ONLY") || exit 1
+[ -n "$plan" ] || die "no benchmark to run (ONLY='$ONLY')"
 img=$(bash "$REPO/scripts/build.sh") || exit 1
 initrd=$(bash "$REPO/scripts/initramfs.sh") || exit 1
 grep -q '^CONFIG_SCHED_VDS=y' "$(build_dir)/.config" || die "the kernel has no VDS; nothing to compare"
@@ -90,7 +95,6 @@ t_start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do
 	for s in $scheds; do
 		cmd="vdsrun=bench vdsbenchsecs=$secs"
-		[ -n "$ONLY" ] && cmd="$cmd vdsonly=$ONLY"
 		case $s in
 		eevdf) cmd="$cmd vds=off" ;;
 		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
@@ -105,6 +109,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		say "bench: boot $((done_boots + 1))/$total ($name), about $((eta / 60))m$((eta % 60))s left"
 		for try in 1 2; do
 			rm -f "$RUNDIR/$name.watched"
+			mkdir -p "$RUNDIR/$name.share"
+			echo "$plan" >"$RUNDIR/$name.share/plan"
 			watch_progress "$RUNDIR/$name.results" "$name" "$RUNDIR/$name.watched" &
 			wp=$!
 			bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "$cmd" $((per_boot * 3))
@@ -144,8 +150,7 @@ for line in open(res, errors="replace"):
             pass
 json.dump(data, open(dst, "w"), indent=1)
 PY
-		for w in $(grep -vE '^[[:space:]]*(#|$)' "$REPO/bench/list" | awk '{print $1}'); do
-			[ -n "$ONLY" ] && ! echo ",$ONLY," | grep -q ",$w," && continue
+		for w in $(echo "$plan" | awk '{print $1}'); do
 			grep -q "@@VDS-TEST-END $w rc=0" "$RUNDIR/$name.results" ||
 				say "bench: $name: $w did not finish"
 		done

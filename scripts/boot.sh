@@ -4,7 +4,7 @@
 # Writes $RUNDIR/NAME.console (kernel log) and $RUNDIR/NAME.results (what
 # /init reported on the second serial port). Returns QEMU's status; 124 on
 # timeout. Of EXTRA ARGS, kernel parameters and vdsrun= go on the kernel
-# command line; every other vds* key (vdsseed=7, vdsonly=a,b) is a setting
+# command line; every other vds* key (vdsseed=7, vdsbenchsecs=3) is a setting
 # for the tests and goes into NAME.share/settings, with vdssmp= (the
 # guest's /init exports each as VDS_<KEY>: VDS_SEED=7).
 . "$(dirname "$0")/lib.sh"

@@ -84,7 +84,6 @@ for s in "$REPO"/tests/*.sh; do
 done
 if [ -d "$WORK/bench-bin" ]; then
 	cp "$WORK/bench-bin"/* "$root/bench/" 2>/dev/null || true
-	cp "$REPO/bench/list" "$root/bench/list" 2>/dev/null || true
 	for s in "$REPO"/bench/*.sh; do
 		[ -e "$s" ] && install -m 755 "$s" "$root/bench/"
 	done

@@ -3,23 +3,32 @@
 # by the host self-tests. Needs REPO, ONLY (may be empty), SOAK and has_ext
 # (1 if the kernel has sched_ext).
 #
-#   plan_lines MODE ONLY SMP  the lines of tests/list planned on a boot of
-#                             MODE (vds, any or canary) with SMP vCPUs:
-#                             the plan check.sh hands the guest
-#   expected MODE SMP         the names of those tests, comma-separated
-#   budget MODE ONLY SMP      that boot's hard timeout in seconds
+#   plan_lines BOOT ONLY SMP  the lines of tests/list planned on a boot of
+#                             kind BOOT with SMP vCPUs: the plan check.sh
+#                             hands the guest, which runs it as written
+#   expected BOOT SMP         the names of those tests, comma-separated
+#   budget BOOT ONLY SMP      that boot's hard timeout in seconds
 #
-# A test runs on a boot whose mode its third column names ("any" is every
-# boot). Flags: "ext" needs sched_ext (EXT=1); "smp8" needs 8 vCPUs and is
-# planned on a smaller boot only when ONLY= names it (it then runs, skips
-# every point and fails: asked for, nothing asserted).
+# Boot kinds: "main" (the VDS boot and the vds=off boot: every test but
+# those flagged canary or smp8), "wide" (the 8-vCPU boot: tests flagged
+# wide or smp8), "nohz" (the nohz_full boot: tests flagged nohz), "canary"
+# (tests flagged canary). The manifest names no scheduler: a test that
+# does not apply to the boot's scheduler skips itself (tests/list).
+# "ext" tests need sched_ext (EXT=1); "smp8" tests need 8 vCPUs and are
+# planned on a smaller boot only when ONLY= names them (they then skip
+# every point and fail: asked for, nothing asserted).
 
 plan_lines() {
-	awk -v m="$1" -v only="$2" -v ext="${has_ext:-0}" -v smp="$3" '
+	awk -v boot="$1" -v only="$2" -v ext="${has_ext:-0}" -v smp="$3" '
+		function flag(f) { for (i = 3; i <= NF; i++) if ($i == f) return 1; return 0 }
 		/^[[:space:]]*(#|$)/ { next }
-		/ ext( |$)/ && ext != 1 { next }
-		/ smp8( |$)/ && smp < 8 && (only == "" || !index("," only ",", "," $1 ",")) { next }
-		($3 == "any" || $3 == m) && (only == "" || index("," only ",", "," $1 ","))
+		only != "" && !index("," only ",", "," $1 ",") { next }
+		flag("canary") != (boot == "canary") { next }
+		flag("ext") && ext != 1 { next }
+		flag("smp8") && smp < 8 && only == "" { next }
+		boot == "wide" && !flag("wide") && !flag("smp8") { next }
+		boot == "nohz" && !flag("nohz") { next }
+		{ print }
 	' "$REPO/tests/list"
 }
 

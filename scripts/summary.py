@@ -9,7 +9,9 @@ each pass from it.
     summary.py boot SUMMARY BOOT.json   a boot as verdict.py --json wrote it
     summary.py log SUMMARY BOOT.json    only the boot's guest log point (bench);
                                         prints "clean" or what was wrong
-    summary.py total SUMMARY            the skips, if any, then "N passed, N failed";
+    summary.py total SUMMARY            the skips (points, and tests that skipped
+                                        themselves where allowed), if any, then
+                                        "N passed, N failed";
                                         exits 1 if anything failed
     summary.py counts SUMMARY           "passed failed skipped", for a script
 
@@ -49,9 +51,16 @@ def totals(s):
     return [sum(p[k] for p in s["parts"].values()) for k in ("passed", "failed", "skipped")]
 
 
+def skipped_tests(s):
+    """The tests that skipped themselves where the boot allowed it."""
+    return [f"{name}:{t['name']}" for name, p in s["parts"].items()
+            for t in p.get("tests", []) if isinstance(t, dict) and t.get("status") == "skip"]
+
+
 def save(path, s, name, part):
     s["parts"][name] = part
     s["passed"], s["failed"], s["skipped"] = totals(s)
+    s["skipped_tests"] = len(skipped_tests(s))
     tmp = f"{path}.tmp"
     with open(tmp, "w") as f:
         json.dump(s, f, indent=1)
@@ -122,12 +131,17 @@ def main():
         if b is None:
             sys.exit(1)
     elif cmd in ("total", "counts") and len(a) == 2:
-        p, f, sk = totals(load(a[1]))
+        s = load(a[1])
+        p, f, sk = totals(s)
         if cmd == "counts":
             print(p, f, sk)
             return
         if sk:
             print(f"{sk} point(s) skipped, counted neither passed nor failed")
+        st = skipped_tests(s)
+        if st:
+            print(f"{len(st)} test(s) skipped themselves where they do not apply "
+                  f"(counted neither way): {', '.join(st[:6])}{' ...' if len(st) > 6 else ''}")
         print(f"{p} passed, {f} failed")
         sys.exit(1 if f else 0)
     else:

@@ -3,7 +3,7 @@
 port, and the kernel log of the first. Prints a line per test and, last,
 "passed failed" for the caller to add up.
 
-    verdict.py [--json FILE] NAME RESULTS CONSOLE EXPECTED_TESTS(comma separated, may be empty)
+    verdict.py [--may-skip] [--json FILE] NAME RESULTS CONSOLE EXPECTED_TESTS(comma separated, may be empty)
 
 --json FILE also writes the boot's result there, for scripts/summary.py: the
 boot's name, each test (passed, failed, skipped points, status, and the
@@ -12,7 +12,10 @@ lines) and the boot's totals. Skipped points count neither way; when there
 are any, a line before the last says how many.
 
 A test that never reported, exited non-zero, or reported fewer points than
-it planned counts as failed. Any kernel warning, BUG, Oops, lockdep, KASAN or
+it planned counts as failed. A test that skipped itself as a whole (exit 4
+after "1..0 # SKIP why", tap.h's tap_skip_all()) is a skipped test on a boot
+given --may-skip (vds=off, where VDS's own tests do not apply) and a
+failure elsewhere: on a VDS boot every planned test applies. Any kernel warning, BUG, Oops, lockdep, KASAN or
 UBSAN report, RCU stall, lockup or hung task in the console log fails the
 "guest log clean" point, quoting the line; a KCSAN report fails it only if
 it names VDS code (see kcsan_split()).
@@ -76,6 +79,8 @@ def kcsan_split(con):
 def main():
     ap = argparse.ArgumentParser(description="Read back one guest boot.")
     ap.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    ap.add_argument("--may-skip", action="store_true",
+                    help="a test may skip itself as a whole on this boot (exit 4)")
     ap.add_argument("name")
     ap.add_argument("results")
     ap.add_argument("console")
@@ -83,7 +88,7 @@ def main():
     args = ap.parse_args()
     name, results, console = args.name, args.results, args.console
     expected = [t for t in args.expected.split(",") if t]
-    passed = failed = skipped = 0
+    passed = failed = skipped = skipped_tests = 0
     out = {"name": name, "boot": None, "tests": [], "done": False}
     try:
         lines = open(results, errors="replace").read().splitlines()
@@ -124,6 +129,9 @@ def main():
             m = re.match(r"^1\.\.(\d+)", l)
             if m:
                 t["plan"] = int(m.group(1))
+                w = re.match(r"^1\.\.0\s*#\s*SKIP\s*(.*)", l)
+                if w:
+                    t["why_skip"] = w.group(1).strip() or None
             elif re.match(r"^ok \d+", l):
                 if "# SKIP" in l:
                     t["skip"] += 1
@@ -146,6 +154,22 @@ def main():
             out["tests"].append({"name": tn, "passed": 0, "failed": 1, "skipped": 0,
                                  "status": "FAIL", "reason": ["never ran (guest stopped before it)"]})
             continue
+        if t["rc"] == "4" and not t["fail"] and not t["pass"]:
+            # The test said it does not apply to this boot.
+            why = t.get("why_skip")
+            if why and args.may_skip:
+                skipped_tests += 1
+                out["tests"].append({"name": tn, "passed": 0, "failed": 0, "skipped": 0,
+                                     "status": "skip", "secs": t["secs"], "why": why})
+                print(f"  skip {tn}: {why}")
+                continue
+            failed += 1
+            reason = (f"skipped itself on a boot where every test applies: {why}" if why else
+                      "exited 4 (skip) without saying why (no \"1..0 # SKIP why\" line)")
+            out["tests"].append({"name": tn, "passed": 0, "failed": 1, "skipped": 0,
+                                 "status": "FAIL", "secs": t["secs"], "reason": [reason]})
+            print(f"  FAIL {tn}: {reason}")
+            continue
         problems = list(t["bad"])
         if t["rc"] is None:
             problems.append("did not finish (guest hung or timed out)")
@@ -159,7 +183,7 @@ def main():
             problems.append("reported no TAP results")
         # A test whose every point skipped asserted nothing: that is not a
         # pass (it ran where it cannot apply, e.g. hotplug_storm below 8
-        # vCPUs). Tests that do not apply to a boot are not planned on it.
+        # vCPUs). A test that does not apply says so as a whole (exit 4).
         if t["skip"] and not t["pass"] and not t["fail"]:
             problems.append(f"every point skipped ({t['skip']}): nothing was asserted")
         extra = len(problems) - len(t["bad"])
@@ -189,6 +213,8 @@ def main():
         print(f"  FAIL {name}: the guest did not finish the run (no @@VDS-DONE)")
     if skipped:
         print(f"  {skipped} point(s) skipped (counted neither passed nor failed)")
+    if skipped_tests:
+        print(f"  {skipped_tests} test(s) skipped themselves: they do not apply to this boot")
     # The guest log verdict.
     try:
         con = open(console, errors="replace").read().splitlines()
@@ -218,7 +244,8 @@ def main():
         print(f"  ok   guest log of {name} is clean ({len(con)} lines)")
     print(f"{passed} {failed}")
     if args.json:
-        out.update(guest_log=glog, passed=passed, failed=failed, skipped=skipped)
+        out.update(guest_log=glog, passed=passed, failed=failed, skipped=skipped,
+                   skipped_tests=skipped_tests)
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
             f.write("\n")

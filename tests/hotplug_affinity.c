@@ -100,6 +100,7 @@ int main(void)
 	struct probe *pr = shared_mem(sizeof(*pr) * 8);
 	int n = ncpus_online(), i, round, fails = 0;
 
+	need_vds();
 	tap_plan(10);
 	if (n < 4) {
 		for (i = 0; i < 10; i++)

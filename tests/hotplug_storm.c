@@ -66,6 +66,7 @@ int main(void)
 	uint64_t viol = 0, c0[NT];
 	pid_t pids[NT];
 
+	need_vds();
 	tap_plan(4);
 	if (n < 8 || read_long("/sys/kernel/debug/sched/vds/hotplug_restore", 0) != 1) {
 		for (i = 0; i < 4; i++)

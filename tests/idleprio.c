@@ -197,6 +197,7 @@ int main(void)
 	char path[128], v[32];
 	double share;
 
+	need_vds();
 	tap_plan(7);
 	pil = shared_mem(sizeof(*pil));
 	for (i = 0; i < m && i < 64; i++)

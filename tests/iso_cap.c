@@ -57,6 +57,7 @@ int main(void)
 	uint64_t gap70, gap30;
 	double s70, s30;
 
+	need_vds();
 	tap_plan(4);
 	if (n > 64)
 		n = 64;

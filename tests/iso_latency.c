@@ -71,6 +71,7 @@ int main(void)
 	uint64_t v[3], p50[3], v1[3] = { 0 }, v2[3] = { 0 };
 	pid_t hogs[128];
 
+	need_vds();
 	tap_plan(2);
 	if (nh > 128)
 		nh = 128;

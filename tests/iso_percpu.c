@@ -201,6 +201,7 @@ int main(void)
 {
 	int m = ncpus_online();
 
+	need_vds();
 	tap_plan(7);
 	if (m > MAXCPU)
 		m = MAXCPU;

@@ -105,6 +105,7 @@ int main(void)
 	struct vds_sched_attr attr;
 	char buf[256];
 
+	need_vds();
 	tap_plan(19);
 	tap_ok(set(SCHED_ISO, 0) == 0 && sched_getscheduler(0) == SCHED_ISO,
 	       "root: SCHED_ISO accepted, getscheduler says 4");

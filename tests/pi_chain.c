@@ -126,6 +126,7 @@ int main(void)
 {
 	pid_t h1, h2;
 
+	need_vds();
 	tap_plan(2);
 	cpu = ncpus_online() - 1;
 	pin_to(0, cpu);

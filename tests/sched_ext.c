@@ -415,13 +415,14 @@ int main(void)
 	long seq0, seq;
 	int i, c;
 
+	if (access(SCX "/state", R_OK))
+		tap_skip_all("the kernel has no sched_ext (" SCX "; make check EXT=1)");
 	tap_plan(5 + CYCLES * 10 + 1 + 9 + 3 + 1);
-	if (access(SCX "/state", R_OK) || access("/usr/bin/scx_simple", X_OK) ||
-	    access("/usr/bin/scx_qmap", X_OK)) {
-		tap_ok(0, "the kernel has sched_ext (%s) and the initramfs scx_simple, scx_qmap", SCX);
+	if (access("/usr/bin/scx_simple", X_OK) || access("/usr/bin/scx_qmap", X_OK)) {
+		tap_ok(0, "the initramfs has scx_simple and scx_qmap (a kernel with sched_ext)");
 		return tap_done();
 	}
-	tap_ok(1, "the kernel has sched_ext and the initramfs scx_simple, scx_qmap");
+	tap_ok(1, "the initramfs has scx_simple and scx_qmap");
 	watch_start();
 	vds_boot = vds_active();
 	diag("normal tasks run on %s", vds_boot ? "VDS" : "EEVDF (vds=off)");

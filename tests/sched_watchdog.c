@@ -175,12 +175,8 @@ int main(void)
 	char rt_old[32] = "950000", fs_old[32] = "50000000", fs_path[96];
 	int victim_cpu;
 
+	need_vds();
 	tap_plan(5);
-	if (!vds_active()) {
-		for (i = 0; i < 5; i++)
-			tap_skip("VDS is not active (the bound comes from the VDS design)");
-		return 0;
-	}
 	/* The monitor samples on time: FIFO above the battery's FIFO task. */
 	pin_to(0, 0);
 	sched_setscheduler(0, SCHED_FIFO, &mon);

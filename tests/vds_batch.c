@@ -62,6 +62,7 @@ int main(void)
 	double normal, batch;
 	long rr = read_long("/proc/sys/kernel/rr_interval", 6);
 
+	need_vds();
 	tap_plan(2);
 	sleep_ms(200);
 	normal = sleeper(SCHED_OTHER, cpu, 0, 150);

@@ -12,6 +12,7 @@ int main(void)
 	int m = ncpus_online(), round, secs = (int)setting_long("VDS_FAIRSECS", 10);
 	int counts[3] = { m, 2 * m, 3 * m + 1 };
 
+	need_vds();
 	tap_plan(3);
 	for (round = 0; round < 3; round++) {
 		int n = counts[round], i, worst = 0;

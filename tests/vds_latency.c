@@ -107,6 +107,7 @@ int main(void)
 	pid_t hogs[128];
 	uint64_t l2h, l20h, l2, l20, p50;
 
+	need_vds();
 	tap_plan(2);
 	if (m < 2) {
 		tap_skip("needs 2 CPUs");

@@ -23,6 +23,7 @@ int main(void)
 	long rr = read_long("/proc/sys/kernel/rr_interval", 6);
 	double worst_ratio = 0;
 
+	need_vds();
 	tap_plan(2);
 	for (i = 0; i < n; i++) {
 		nice_of[i] = i == n - 1 ? 19 : -5 + (i * 24) / (n - 2);

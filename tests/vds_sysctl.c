@@ -103,6 +103,7 @@ int main(void)
 	struct timespec ts;
 	int i;
 
+	need_vds();
 	tap_plan(3 * NPER + 2);
 	check_knob(&rr);
 	check_knob(&yt);

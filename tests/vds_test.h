@@ -179,6 +179,13 @@ static int vds_active(void)
 	return buf[0] == '1';
 }
 
+/* A test of VDS's own semantics: it does not apply where VDS is not active. */
+static void need_vds(void)
+{
+	if (!vds_active())
+		tap_skip_all("VDS is not the active scheduler (vds=off, or not built in)");
+}
+
 /* A forked child that burns CPU forever at the given nice, pinned if cpu >= 0. */
 static pid_t spawn_hog(int cpu, int nice_val)
 {

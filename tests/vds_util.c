@@ -19,6 +19,7 @@ int main(void)
 	long idle0, busy, after;
 	pid_t hog;
 
+	need_vds();
 	tap_plan(3);
 	/* the previous test's hogs may have left a signal to decay */
 	sleep_ms(2500);

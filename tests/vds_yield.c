@@ -38,6 +38,7 @@ int main(void)
 	double s2 = share_b(2, 0, cpu), s2n = share_b(2, 19, cpu);
 
 	write_file("/proc/sys/kernel/yield_type", "1");
+	need_vds();
 	tap_plan(6);
 	diag("share of the hog B: type 0: %.1f%% (nice 19: %.1f%%), type 1: %.1f%% (%.1f%%), type 2: %.1f%% (%.1f%%)",
 	     100 * s0, 100 * s0n, 100 * s1, 100 * s1n, 100 * s2, 100 * s2n);

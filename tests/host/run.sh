@@ -225,7 +225,7 @@ ok $? "a KCSAN race in mainline code called from VDS is noted, not failed"
 # a text the output must contain ('' for none), what it checks.
 vcase() {
 	printf '%b' "$1" >"$T/res"
-	out=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t)
+	out=$(python3 "$REPO/scripts/verdict.py" ${VOPT:-} b "$T/res" "$T/con" t)
 	[ "$(echo "$out" | tail -n1)" = "$2" ] && { [ -z "$3" ] || echo "$out" | grep -qF "$3"; }
 	ok $? "$4 (got '$(echo "$out" | tail -n1)')"
 }
@@ -247,23 +247,86 @@ vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP needs 8 CPUs\nok 2 # 
 	"1 1" 'every point skipped (2): nothing was asserted' "a test whose every point skipped fails"
 vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP not here\nok 2 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' \
 	"2 0" '' "a test with a skipped point beside a passing one passes"
+# A test that does not apply skips itself as a whole (exit 4 after
+# "1..0 # SKIP why"): a skipped test where the boot may skip (vds=off),
+# a failure on a VDS boot, and a failure anywhere without a reason.
+sk='@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..0 # SKIP VDS is not the active scheduler\n@@VDS-TEST-END t rc=4 secs=0\n@@VDS-DONE\n'
+VOPT=--may-skip vcase "$sk" "1 0" 'skip t: VDS is not the active scheduler' \
+	"a test that skipped itself is a skipped test on a boot that may skip"
+vcase "$sk" "1 1" 'skipped itself on a boot where every test applies' \
+	"a test that skipped itself fails on a boot where every test applies"
+VOPT=--may-skip vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n@@VDS-TEST-END t rc=4 secs=0\n@@VDS-DONE\n' \
+	"1 1" 'without saying why' "exit 4 without a \"1..0 # SKIP why\" line fails"
+VOPT=--may-skip vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 - a\nnot ok 2 - b\n@@VDS-TEST-END t rc=4 secs=0\n@@VDS-DONE\n' \
+	"2 1" 'not ok 2 - b' "a test that asserted and then exited 4 is judged on its points"
+# The manifest names no scheduler: the vds=off boot is planned the same
+# tests as the VDS boot, and every test VDS's own semantics need skips
+# itself through need_vds() (or tap_skip_all()) before its plan.
+nsched=$(awk '!/^#/ && NF && ($3 == "any" || $3 == "vds")' "$REPO/tests/list" | wc -l)
+miss=""
+for c in "$REPO"/tests/vds_*.c "$REPO"/tests/iso_*.c "$REPO"/tests/pi_chain.c \
+	"$REPO"/tests/idleprio.c "$REPO"/tests/sched_badargs.c "$REPO"/tests/sched_watchdog.c \
+	"$REPO"/tests/hotplug_affinity.c "$REPO"/tests/hotplug_storm.c; do
+	awk '/need_vds\(\);/ { n = 1 } /tap_plan\(/ { exit !n } END { exit !n }' "$c" || miss="$miss $(basename "$c")"
+done
+[ "$nsched" = 0 ] && [ -z "$miss" ]
+ok $? "tests/list names no scheduler; VDS-only tests call need_vds() before their plan (missing:${miss:- none})"
 # Tests flagged "smp8" are planned only on boots with 8 or more vCPUs,
 # unless ONLY= names them (then they run and fail if they only skip).
-e4=$(SMP=4 ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
-e8=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 8")
-eo=$(ONLY=hotplug_storm bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected vds 4")
+e4=$(SMP=4 ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
+e8=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 8")
+eo=$(ONLY=hotplug_storm bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
 [[ ",$e4," != *,hotplug_storm,* && ",$e8," == *,hotplug_storm,* && "$eo" = hotplug_storm ]]
 ok $? "hotplug_storm (smp8) is planned at 8 vCPUs, not at 4 unless ONLY= names it"
 # The plan handed to the guest keeps each planned line whole (flags too).
-pl=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; plan_lines vds '' 4")
-echo "$pl" | grep -qE '^vds_batch +[0-9]+ +vds +retry$' && ! echo "$pl" | grep -q '^hotplug_storm ' &&
+pl=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; plan_lines main '' 4")
+echo "$pl" | grep -qE '^vds_batch +[0-9]+ +retry$' && ! echo "$pl" | grep -q '^hotplug_storm ' &&
 	[ "$(echo "$pl" | awk '{print $1}' | paste -sd, -)" = "$e4" ]
 ok $? "the guest's plan is the planned lines of tests/list, flags included"
+# The 8-vCPU and nohz_full boots run the tests flagged for them (no list
+# of names in check.sh): wide or smp8, and nohz.
+pw=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected wide 8")
+pn=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected nohz 4")
+pc=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected canary 2")
+[ "$pw" = "$(awk '!/^#/ && / (wide|smp8)( |$)/ { print $1 }' "$REPO/tests/list" | paste -sd, -)" ] &&
+	[[ ",$pw," == *,hotplug_storm,* && ",$pw," != *,nice_order,* ]] &&
+	[ "$pn" = "$(awk '!/^#/ && / nohz( |$)/ { print $1 }' "$REPO/tests/list" | paste -sd, -)" ] &&
+	[ "$pc" = verdict_canary ] && [[ ",$e4," != *,verdict_canary,* ]]
+ok $? "the 8-vCPU, nohz_full and canary boots plan the tests flagged for them ($pw | $pn | $pc)"
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..3\nok 1 - fine\n' >"$T/res"
 printf '[    0.1] Linux\n' >"$T/con"
 r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
 [ "$r" = "2 3" ]
 ok $? "a hung test, a test that never ran and a missing end marker all fail (got '$r')"
+# Benchmarks declare their run and their metrics in their own files
+# (scripts/benchlist.py): every benchmark of bench/ has a timeout, every
+# metric of the last recorded run has a direction, and a benchmark without
+# a timeout, or a bad declaration, is named.
+python3 "$REPO/scripts/benchlist.py" check >/dev/null && und=$(python3 - "$REPO" <<'PY'
+import glob, json, sys
+sys.path.insert(0, sys.argv[1] + "/scripts")
+import benchlist
+bs = benchlist.benchmarks()
+runs = sorted(glob.glob(sys.argv[1] + "/Documentation/bench/*/*/round*.json"))
+keys = {(r, k) for f in runs for r, v in json.load(open(f))["results"].items() for k in v}
+print(" ".join(sorted(f"{r}:{k}" for r, k in keys if benchlist.direction(r, k, bs) is None)) or "none")
+print(len(keys))
+PY
+) && [ "$(echo "$und" | head -n1)" = none ] && [ "$(echo "$und" | tail -n1)" -gt 50 ]
+ok $? "every benchmark declares its timeout; every recorded metric has a declared direction (undeclared: $(echo "$und" | head -n1))"
+mkdir -p "$T/bench" && printf '// b\n/* vds-metric: x *_us lower */\n' >"$T/bench/b_x.c" &&
+	printf '#!/bin/sh\n# vds-bench: timeout 10\n# vds-metric: y z sideways\n' >"$T/bench/b_y.sh"
+bad=$(cd "$T" && python3 -c "
+import sys; sys.path.insert(0, '$REPO/scripts'); import benchlist
+b = benchlist.benchmarks('$T/bench')
+print(b['b_x']['timeout'], len(b['b_x']['errors']), b['b_y.sh']['timeout'], len(b['b_y.sh']['errors']),
+      benchlist.direction('x', 'p99_us', b))")
+[ "$bad" = "None 1 10 1 -1" ]
+ok $? "a benchmark without a timeout and a bad vds-metric line are errors (got '$bad')"
+p1=$(python3 "$REPO/scripts/benchlist.py" plan b_pipe,b_latency) &&
+	! python3 "$REPO/scripts/benchlist.py" plan b_nope 2>/dev/null &&
+	[ "$(echo "$p1" | awk '{print $1}' | paste -sd, -)" = b_latency,b_pipe ]
+ok $? "bench's plan keeps ONLY's benchmarks and refuses an unknown name"
 # The summary (scripts/summary.py): one JSON file per run that check.sh,
 # bench.sh and .ci/run add up. Parts add up, a part added again replaces
 # the first, skips are counted apart.
