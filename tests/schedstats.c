@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The statistics perf sched, latencytop-style tools and bug reports read,
+ * with kernel.sched_schedstats on: a task's wait, sleep and block times in
+ * /proc/<pid>/sched, and the sched_stat_wait, sched_stat_sleep and
+ * sched_stat_blocked tracepoints. Wait time must agree with sched_info's
+ * run delay (/proc/<pid>/schedstat, kept by the core for every class), the
+ * sleep and block times with what the test slept. On VDS, /proc/<pid>/sched
+ * also shows the task's VDS deadline, slice left and band.
+ */
+#include "vds_test.h"
+
+#define TR "/sys/kernel/tracing"
+
+/* Sleep ms in an uninterruptible wait: vfork() waits for the child to exit. */
+static void blocked_ms(unsigned int ms)
+{
+	pid_t c = vfork();
+
+	if (c == 0) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	if (c > 0)
+		waitpid(c, NULL, 0);
+}
+
+static long count_events(const char *ev, pid_t pid)
+{
+	char line[512], needle[64];
+	long n = 0;
+	FILE *f = fopen(TR "/trace", "r");
+
+	if (!f)
+		return -1;
+	snprintf(needle, sizeof(needle), "pid=%d ", pid);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ev) && strstr(line, needle))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void trace_on(int on)
+{
+	static const char *const ev[] = { "sched_stat_wait", "sched_stat_sleep",
+					   "sched_stat_blocked" };
+	char path[128];
+	unsigned int i;
+
+	if (on) {
+		write_file(TR "/trace", "");
+		write_file(TR "/buffer_size_kb", "2048");
+	}
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		snprintf(path, sizeof(path), TR "/events/sched/%s/enable", ev[i]);
+		write_file(path, on ? "1" : "0");
+	}
+	write_file(TR "/tracing_on", on ? "1" : "0");
+}
+
+int main(void)
+{
+	int m = ncpus_online(), cpu = m - 1, i;
+	char old[16] = "0";
+	struct schedstat s0, s1;
+	double w0, w1, wc0, wc1, sl0, sl1, bl0, bl1, wait_ms, delay_ms;
+	pid_t me = getpid(), hog;
+
+	tap_plan(7);
+	read_file("/proc/sys/kernel/sched_schedstats", old, sizeof(old));
+	if (!tap_ok(write_file("/proc/sys/kernel/sched_schedstats", "1") == 0,
+		    "kernel.sched_schedstats can be switched on")) {
+		for (i = 0; i < 6; i++)
+			tap_ok(0, "no schedstats");
+		return tap_done();
+	}
+	trace_on(1);
+
+	/* Wait: this task and a hog share one CPU for a second. */
+	pin_to(0, cpu);
+	hog = spawn_hog(cpu, 0);
+	sleep_ms(100);
+	read_schedstat(me, &s0);
+	w0 = proc_field(me, "sched", "wait_sum");
+	wc0 = proc_field(me, "sched", "wait_count");
+	{
+		uint64_t end = now_ns() + 1000000000ull;
+		volatile uint64_t x = 1;
+
+		while (now_ns() < end)
+			x = x * 6364136223846793005ull + 1;
+	}
+	read_schedstat(me, &s1);
+	w1 = proc_field(me, "sched", "wait_sum");
+	wc1 = proc_field(me, "sched", "wait_count");
+	kill_wait(hog);
+	wait_ms = w1 - w0;
+	delay_ms = (s1.wait_ns - s0.wait_ns) / 1e6;
+	diag("next to a hog for 1 s: wait_sum +%.1f ms in %.0f waits; sched_info run delay +%.1f ms",
+	     wait_ms, wc1 - wc0, delay_ms);
+	tap_ok(wait_ms > 200 && wait_ms < 1100 && wc1 - wc0 >= 5,
+	       "wait_sum counts the wait behind a hog (+%.1f ms in %.0f waits, expect 200-1100 ms)",
+	       wait_ms, wc1 - wc0);
+	tap_ok(wait_ms > 0.75 * delay_ms - 10 && wait_ms < 1.25 * delay_ms + 10,
+	       "wait_sum agrees with sched_info's run delay within 25 %% (%.1f vs %.1f ms)",
+	       wait_ms, delay_ms);
+
+	/* Sleep (interruptible) and block (uninterruptible), 300 ms each. */
+	sl0 = proc_field(me, "sched", "sum_sleep_runtime");
+	bl0 = proc_field(me, "sched", "sum_block_runtime");
+	sleep_ms(300);
+	sl1 = proc_field(me, "sched", "sum_sleep_runtime");
+	blocked_ms(300);
+	bl1 = proc_field(me, "sched", "sum_block_runtime");
+	diag("sum_sleep_runtime +%.1f ms after a 300 ms sleep; sum_block_runtime +%.1f ms after a 300 ms vfork wait",
+	     sl1 - sl0, bl1 - bl0);
+	tap_ok(sl1 - sl0 > 250 && sl1 - sl0 < 1000,
+	       "a 300 ms sleep adds 250-1000 ms to sum_sleep_runtime (+%.1f)", sl1 - sl0);
+	tap_ok(bl1 - bl0 > 250 && bl1 - bl0 < 1000,
+	       "a 300 ms uninterruptible wait adds 250-1000 ms to sum_block_runtime (+%.1f)",
+	       bl1 - bl0);
+
+	trace_on(0);
+	{
+		long nw = count_events("sched_stat_wait", me);
+		long ns = count_events("sched_stat_sleep", me);
+		long nb = count_events("sched_stat_blocked", me);
+
+		tap_ok(nw > 0 && ns > 0 && nb > 0,
+		       "sched_stat_wait, _sleep and _blocked fire for the task (%ld, %ld, %ld)",
+		       nw, ns, nb);
+	}
+	write_file(TR "/trace", "");
+
+	/* VDS's own fields in /proc/<pid>/sched. */
+	if (vds_active()) {
+		double slice = proc_field(me, "sched", "vds.time_slice_ns") / 1e6;
+		double band = proc_field(me, "sched", "vds.band");
+		double rr = read_long("/proc/sys/kernel/rr_interval", 6);
+
+		/* Read while running: the tick may have just spent the slice. */
+		tap_ok(slice > -rr && slice <= rr + 0.001 && band == 1,
+		       "/proc/<pid>/sched shows the VDS slice left (%.3f ms of rr_interval %.0f) and band %.0f (NORMAL is 1)",
+		       slice, rr, band);
+	} else {
+		tap_skip("VDS fields in /proc/<pid>/sched: VDS is not active");
+	}
+	write_file("/proc/sys/kernel/sched_schedstats", old);
+	return tap_done();
+}
