@@ -6,7 +6,9 @@
  * sched_stat_blocked tracepoints. Wait time must agree with sched_info's
  * run delay (/proc/<pid>/schedstat, kept by the core for every class), the
  * sleep and block times with what the test slept. On VDS, /proc/<pid>/sched
- * also shows the task's VDS deadline, slice left and band.
+ * also shows the task's VDS deadline, slice left and band, the vds_deadline
+ * and vds_pick tracepoints fire with plausible fields, and
+ * /sys/kernel/debug/sched/debug has a vds_rq block per CPU.
  */
 #include "vds_test.h"
 
@@ -61,6 +63,68 @@ static void trace_on(int on)
 	write_file(TR "/tracing_on", on ? "1" : "0");
 }
 
+/*
+ * VDS's tracepoints and its block in sched/debug: hogs and a sleeper on
+ * every CPU for half a second with events/vds enabled. vds_deadline gives
+ * NORMAL tasks a deadline at most a few rr_intervals ahead and a full
+ * slice; vds_pick reports a lag that is never negative.
+ */
+static void vds_trace_points(int m)
+{
+	char line[512];
+	long nd = 0, np = 0, bad = 0, rr = read_long("/proc/sys/kernel/rr_interval", 6);
+	pid_t hogs[64];
+	int i, n = m + 1 < 64 ? m + 1 : 64, blocks = 0;
+	FILE *f;
+
+	write_file(TR "/trace", "");
+	write_file(TR "/events/vds/enable", "1");
+	write_file(TR "/tracing_on", "1");
+	for (i = 0; i < n; i++)
+		hogs[i] = spawn_hog(-1, 0);
+	for (i = 0; i < 50; i++)
+		usleep(10000);
+	write_file(TR "/tracing_on", "0");
+	write_file(TR "/events/vds/enable", "0");
+	for (i = 0; i < n; i++)
+		kill_wait(hogs[i]);
+	f = fopen(TR "/trace", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *d = strstr(line, "vds_deadline:"), *p = strstr(line, "vds_pick:");
+
+		if (d && strstr(d, "prio=120 band=NORMAL")) {
+			char *o = strstr(d, "deadline=now"), *sl = strstr(d, "slice=");
+			long long off = o ? strtoll(o + 12, NULL, 10) : -1;
+			long long slice = sl ? strtoll(sl + 6, NULL, 10) : -1;
+
+			nd++;
+			/* nice 0: one offset of about rr_interval, moved by at most one rr. */
+			if (off < -rr * 1000000LL || off > 40 * rr * 1000000LL ||
+			    slice != rr * 1000000LL)
+				bad++;
+		} else if (p) {
+			char *l = strstr(p, "lag=");
+
+			np++;
+			if (!l || strtoll(l + 4, NULL, 10) < 0)
+				bad++;
+		}
+	}
+	if (f)
+		fclose(f);
+	write_file(TR "/trace", "");
+	tap_ok(nd > 10 && np > 10 && bad == 0,
+	       "vds_deadline and vds_pick fire with plausible fields (%ld and %ld events, %ld implausible)",
+	       nd, np, bad);
+	f = fopen("/sys/kernel/debug/sched/debug", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "vds_rq[", 7))
+			blocks++;
+	if (f)
+		fclose(f);
+	tap_ok(blocks == m, "sched/debug has a vds_rq block for each of the %d CPUs (%d)", m, blocks);
+}
+
 int main(void)
 {
 	int m = ncpus_online(), cpu = m - 1, i;
@@ -69,11 +133,11 @@ int main(void)
 	double w0, w1, wc0, wc1, sl0, sl1, bl0, bl1, wait_ms, delay_ms;
 	pid_t me = getpid(), hog;
 
-	tap_plan(7);
+	tap_plan(9);
 	read_file("/proc/sys/kernel/sched_schedstats", old, sizeof(old));
 	if (!tap_ok(write_file("/proc/sys/kernel/sched_schedstats", "1") == 0,
 		    "kernel.sched_schedstats can be switched on")) {
-		for (i = 0; i < 6; i++)
+		for (i = 0; i < 8; i++)
 			tap_ok(0, "no schedstats");
 		return tap_done();
 	}
@@ -148,6 +212,11 @@ int main(void)
 	} else {
 		tap_skip("VDS fields in /proc/<pid>/sched: VDS is not active");
 	}
+	if (vds_active())
+		vds_trace_points(m);
+	else
+		for (i = 0; i < 2; i++)
+			tap_skip("VDS tracepoints and sched/debug: VDS is not active");
 	write_file("/proc/sys/kernel/sched_schedstats", old);
 	return tap_done();
 }
