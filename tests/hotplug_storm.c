@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hotplug storm (VDS, 8 CPUs): 12 tasks with random masks do work and check
+ * Hotplug storm (8 CPUs): 12 tasks with random masks do work and check
  * their CPU with getcpu, while a driver offlines and onlines random CPUs
  * (never CPU 0, so never the last one) for 300 cycles. Every task keeps
- * running, every mask is restored exactly, and no task is seen outside its
- * requested mask while a CPU of that mask has been online for a while
- * (250 ms of grace: the restore runs from a worker after the CPU is active).
+ * running and, on VDS, every mask is restored exactly and no task is seen
+ * outside its requested mask while a CPU of that mask has been online for a
+ * while (250 ms of grace: the restore runs from a worker after the CPU is
+ * active). Under vds=off the storm runs too, as the control for the kernel
+ * log (mainline widens masks for good: those two points skip).
  */
 #include "vds_test.h"
 
@@ -65,12 +67,12 @@ int main(void)
 	unsigned int seed = (unsigned int)setting_long("VDS_SEED", 42);
 	uint64_t viol = 0, c0[NT];
 	pid_t pids[NT];
+	int vds = vds_active();
 
-	need_vds();
 	tap_plan(4);
-	if (n < 8 || read_long("/sys/kernel/debug/sched/vds/hotplug_restore", 0) != 1) {
+	if (n < 8 || (vds && read_long("/sys/kernel/debug/sched/vds/hotplug_restore", 0) != 1)) {
 		for (i = 0; i < 4; i++)
-			tap_skip("needs 8 CPUs and VDS hotplug restore");
+			tap_skip("needs 8 CPUs and, on VDS, its hotplug restore");
 		return 0;
 	}
 	diag("seed %u", seed);
@@ -133,6 +135,13 @@ int main(void)
 		kill_wait(pids[i]);
 	tap_ok(cycles >= 300 && errors == 0, "%d offline/online cycles, %d failed writes", cycles, errors);
 	tap_ok(stuck == 0, "every task still runs after the storm (%d stuck)", stuck);
+	if (!vds) {
+		diag("vds=off: %d masks differ from the request, %llu samples outside (mainline widens)",
+		     wrong, (unsigned long long)viol);
+		tap_skip("masks restored: mainline widens them (vds=off)");
+		tap_skip("no task outside its mask: mainline widens them (vds=off)");
+		return tap_done();
+	}
 	tap_ok(wrong == 0, "every mask restored exactly (%d wrong)", wrong);
 	tap_ok(viol == 0, "no task seen outside its mask while one of its CPUs was online (%llu samples)",
 	       (unsigned long long)viol);

@@ -266,7 +266,7 @@ nsched=$(awk '!/^#/ && NF && ($3 == "any" || $3 == "vds")' "$REPO/tests/list" | 
 miss=""
 for c in "$REPO"/tests/vds_*.c "$REPO"/tests/iso_*.c "$REPO"/tests/pi_chain.c \
 	"$REPO"/tests/idleprio.c "$REPO"/tests/sched_badargs.c "$REPO"/tests/sched_watchdog.c \
-	"$REPO"/tests/hotplug_affinity.c "$REPO"/tests/hotplug_storm.c; do
+	"$REPO"/tests/hotplug_affinity.c; do
 	awk '/need_vds\(\);/ { n = 1 } /tap_plan\(/ { exit !n } END { exit !n }' "$c" || miss="$miss $(basename "$c")"
 done
 [ "$nsched" = 0 ] && [ -z "$miss" ]
