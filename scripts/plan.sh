@@ -20,7 +20,7 @@
 
 plan_lines() {
 	awk -v boot="$1" -v only="$2" -v ext="${has_ext:-0}" -v smp="$3" '
-		function flag(f) { for (i = 3; i <= NF; i++) if ($i == f) return 1; return 0 }
+		function flag(f,    i) { for (i = 3; i <= NF; i++) if ($i == f) return 1; return 0 }
 		/^[[:space:]]*(#|$)/ { next }
 		only != "" && !index("," only ",", "," $1 ",") { next }
 		flag("canary") != (boot == "canary") { next }
