@@ -4,8 +4,10 @@
  * 50 ms), video (6.7 ms every 16.7 ms) and an X-like task (period 20 ms,
  * CPU demand sweeping 0-100 % of the period in 5 % steps), each run against
  * loads: none, M and 2M CPU burners (M = online CPUs), a futex token ring,
- * messaging (rt-tests hackbench) and a fork storm (2M short-lived children
- * at a time, each burning 5-50 ms of CPU). The one-CPU mode: the task pinned
+ * messaging (rt-tests hackbench), a fork storm (2M short-lived children
+ * at a time, each burning 5-50 ms of CPU) and the same storm with 8
+ * children in a session of its own (session_j8: a make -j8 in another
+ * terminal, one autogroup when the kernel has autogroup). The one-CPU mode: the task pinned
  * to the last CPU, alone there (cpu1_none) and with one nice 0 hog pinned
  * there too (cpu1_hog), where a task asking for less than half the CPU
  * should get all of it (issue 15).
@@ -236,6 +238,11 @@ static pid_t start_load(const char *name, int m)
 	if (p != 0)
 		return p;
 	setpgid(0, 0);
+	if (!strcmp(name, "session_j8")) {
+		/* make -j8 in another terminal: its own session (autogroup). */
+		setsid();
+		load_forks(8);
+	}
 	if (!strcmp(name, "burn_M"))
 		load_burn(m);
 	else if (!strcmp(name, "burn_2M"))
@@ -268,7 +275,7 @@ static void stop_load(pid_t p)
 int main(int argc, char **argv)
 {
 	static const char *loads[] = { "none", "burn_M", "burn_2M", "ring", "messaging", "forks",
-				       "cpu1_none", "cpu1_hog" };
+				       "session_j8", "cpu1_none", "cpu1_hog" };
 	unsigned int ms = argc > 1 ? (unsigned int)atoi(argv[1]) : (unsigned int)setting_long("VDS_BENCHSECS", 10) * 300;
 	int m = ncpus_online();
 	const char *only = getenv("INTER_LOADS");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Groups share the CPU by their weights: cgroup v2 cpu.weight, a nested
- * hierarchy, a weight changed while its tasks run, and autogroup (a session
- * per setsid()) with kernel.sched_autogroup_enabled on and off.
+ * hierarchy, a weight changed while its tasks run, cpu.idle, and autogroup
+ * (a session per setsid()) with kernel.sched_autogroup_enabled on and off.
  *
  * Runs on both schedulers against the same shares: EEVDF (vds=off) is the
  * control that shows the test measures what it claims. VDS folds a group's
@@ -274,6 +274,40 @@ static void autogroup_case(int on)
 	       ok ? first : "");
 }
 
+/*
+ * cpu.idle: a group marked idle runs only when nothing else wants the CPU
+ * (EEVDF: at the weight of SCHED_IDLE, 3 against 1024; VDS: in the
+ * IDLEPRIO band, at worst a slice a second): under 3 % beside a hog.
+ */
+static void idle_case(void)
+{
+	struct hog h[2];
+	double got[2];
+	int attempt, ok = 0, r;
+
+	cg_make("vds-a", 100);
+	cg_make("vds-i", 100);
+	r = cg_write("vds-i", "cpu.idle", "1");
+	for (attempt = 0; attempt < 2 && !ok; attempt++) {
+		for (int i = 0; i < 2; i++) {
+			h[i].pid = spawn_hog(0, 0);
+			h[i].grp = i;
+			cg_add(i ? "vds-i" : "vds-a", h[i].pid);
+		}
+		group_shares(h, 2, 2, 400, 3000, got);
+		ok = r == 0 && got[1] < 0.03 && got[0] > 0.95;
+		for (int i = 0; i < 2; i++)
+			kill_wait(h[i].pid);
+		if (!ok)
+			diag("cpu.idle, first attempt: %.1f%% against %.1f%%; measuring once more",
+			     100 * got[1], 100 * got[0]);
+	}
+	tap_ok(ok, "a hog in a cpu.idle group beside one in another group, one CPU: %.2f%% against %.2f%% (< 3%%; cpu.idle write: %s)",
+	       100 * got[1], 100 * got[0], r ? strerror(-r) : "ok");
+	cg_remove("vds-i");
+	cg_remove("vds-a");
+}
+
 int main(void)
 {
 	static const struct cgcase equal = {
@@ -301,12 +335,13 @@ int main(void)
 
 	if (ncpus_online() < 2)
 		tap_skip_all("needs 2 CPUs");
-	tap_plan(6);
+	tap_plan(7);
 	r = write_file(CG "/cgroup.subtree_control", "+cpu");
 	tap_ok(r == 0, "cgroup v2 cpu controller enabled (%s)", r ? strerror(-r) : "ok");
 	cgcase(&equal);
 	cgcase(&weights);
 	cgcase(&nested);
+	idle_case();
 	snprintf(path, sizeof(path), "/proc/sys/kernel/sched_autogroup_enabled");
 	if (access(path, W_OK)) {
 		tap_skip("no autogroup in this kernel");
@@ -316,5 +351,7 @@ int main(void)
 		autogroup_case(0);
 		write_file(path, "1");
 	}
+	/* Later tests' cgroups get no cpu controller from this one. */
+	write_file(CG "/cgroup.subtree_control", "-cpu");
 	return tap_done();
 }
