@@ -8,7 +8,8 @@
  * sleep and block times with what the test slept. On VDS, /proc/<pid>/sched
  * also shows the task's VDS deadline, slice left and band, the vds_deadline
  * and vds_pick tracepoints fire with plausible fields, and
- * /sys/kernel/debug/sched/debug has a vds_rq block per CPU.
+ * /sys/kernel/debug/sched/debug has a vds_rq block per CPU, and its task
+ * table shows VDS's values for VDS tasks.
  */
 #include "vds_test.h"
 
@@ -64,6 +65,40 @@ static void trace_on(int on)
 }
 
 /*
+ * sched/debug's table of runnable tasks shows VDS's values for VDS tasks:
+ * vruntime 0, the band letter V (NORMAL), a deadline from now within a
+ * few rr_intervals and the slice left, in EEVDF's columns.
+ */
+static void task_table(const pid_t *hogs, int n, long rr)
+{
+	char line[512], st[8], comm[64], el;
+	int found = 0, bad = 0, pid, i;
+	double vrt, dl, sl;
+	FILE *f = fopen("/sys/kernel/debug/sched/debug", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%7s %63s %d %lf %c %lf %lf", st, comm, &pid,
+			   &vrt, &el, &dl, &sl) != 7)
+			continue;
+		for (i = 0; i < n && hogs[i] != pid; i++)
+			;
+		if (i == n)
+			continue;
+		found++;
+		if (vrt != 0 || el != 'V' || dl < -rr || dl > 40 * rr ||
+		    sl <= -rr || sl > rr + 0.001) {
+			bad++;
+			diag("implausible: %s", line);
+		}
+	}
+	if (f)
+		fclose(f);
+	tap_ok(found > 0 && bad == 0,
+	       "sched/debug's task table shows VDS's values for %d hog lines (vruntime 0, band V, deadline and slice in ms; %d implausible)",
+	       found, bad);
+}
+
+/*
  * VDS's tracepoints and its block in sched/debug: hogs and a sleeper on
  * every CPU for half a second with events/vds enabled. vds_deadline gives
  * NORMAL tasks a deadline at most a few rr_intervals ahead and a full
@@ -86,6 +121,7 @@ static void vds_trace_points(int m)
 		usleep(10000);
 	write_file(TR "/tracing_on", "0");
 	write_file(TR "/events/vds/enable", "0");
+	task_table(hogs, n, rr);
 	for (i = 0; i < n; i++)
 		kill_wait(hogs[i]);
 	f = fopen(TR "/trace", "r");
@@ -133,7 +169,7 @@ int main(void)
 	double w0, w1, wc0, wc1, sl0, sl1, bl0, bl1, wait_ms, delay_ms;
 	pid_t me = getpid(), hog;
 
-	tap_plan(9);
+	tap_plan(10);
 	read_file("/proc/sys/kernel/sched_schedstats", old, sizeof(old));
 	if (!tap_ok(write_file("/proc/sys/kernel/sched_schedstats", "1") == 0,
 		    "kernel.sched_schedstats can be switched on")) {
@@ -215,7 +251,7 @@ int main(void)
 	if (vds_active())
 		vds_trace_points(m);
 	else
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < 3; i++)
 			tap_skip("VDS tracepoints and sched/debug: VDS is not active");
 	write_file("/proc/sys/kernel/sched_schedstats", old);
 	return tap_done();
