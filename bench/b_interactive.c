@@ -237,12 +237,17 @@ static pid_t start_load(const char *name, int m)
 
 	if (p != 0)
 		return p;
-	setpgid(0, 0);
 	if (!strcmp(name, "session_j8")) {
-		/* make -j8 in another terminal: its own session (autogroup). */
-		setsid();
+		/*
+		 * make -j8 in another terminal: its own session, so its own
+		 * autogroup (setsid() also makes it its process group's leader;
+		 * it fails in one that already is).
+		 */
+		if (setsid() < 0)
+			fprintf(stderr, "b_interactive: setsid: %s\n", strerror(errno));
 		load_forks(8);
 	}
+	setpgid(0, 0);
 	if (!strcmp(name, "burn_M"))
 		load_burn(m);
 	else if (!strcmp(name, "burn_2M"))

@@ -20,7 +20,7 @@ LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000",
 INTER_MODELS = [("audio", "audio: 2.5 ms of CPU every 50 ms"),
                 ("video", "video: 6.7 ms of CPU every 16.7 ms"),
                 ("x", "X-like: period 20 ms, demand sweeping 0–100 %")]
-INTER_LOADS = ["none", "burn_M", "burn_2M", "ring", "messaging", "forks", "cpu1_none", "cpu1_hog"]
+INTER_LOADS = ["none", "burn_M", "burn_2M", "ring", "messaging", "forks", "session_j8", "cpu1_none", "cpu1_hog"]
 
 
 BENCHES = benchlist.benchmarks()
