@@ -20,7 +20,15 @@ LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000",
 INTER_MODELS = [("audio", "audio: 2.5 ms of CPU every 50 ms"),
                 ("video", "video: 6.7 ms of CPU every 16.7 ms"),
                 ("x", "X-like: period 20 ms, demand sweeping 0–100 %")]
-INTER_LOADS = ["none", "burn_M", "burn_2M", "ring", "messaging", "forks", "session_j8", "cpu1_none", "cpu1_hog"]
+
+
+def inter_loads(vals, model):
+    """The loads b_interactive ran for a model, in the order it ran them."""
+    loads = []
+    for (b, _k) in vals:
+        if b.startswith(f"inter:{model}:") and b.split(":", 2)[2] not in loads:
+            loads.append(b.split(":", 2)[2])
+    return loads
 
 
 BENCHES = benchlist.benchmarks()
@@ -116,7 +124,7 @@ def main():
                    "running (µs). CPU: share of the requested CPU time delivered. Met: frames "
                    "finished before the next period. Verdict on p99 and on deadlines met.\n")
         for model, title in INTER_MODELS:
-            rows = [l for l in INTER_LOADS if f"inter:{model}:{l}" in inter]
+            rows = [l for l in inter_loads(vals, model) if f"inter:{model}:{l}" in inter]
             if not rows:
                 continue
             out.append(f"\n### {title}\n")
@@ -181,7 +189,7 @@ def plot(d, vals, base, other, la, lb):
     try:
         # Interactivity: per model, p50/p99/p99.9 per load.
         for model, title in INTER_MODELS:
-            rows = [l for l in INTER_LOADS if (f"inter:{model}:{l}", "p99_us") in vals]
+            rows = [l for l in inter_loads(vals, model) if (f"inter:{model}:{l}", "p99_us") in vals]
             if not rows:
                 continue
             data = os.path.join(d, f"inter_{model}.dat")
