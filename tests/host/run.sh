@@ -422,6 +422,15 @@ rc=$?
 [ $rc = 1 ] && [ "$(echo "$out" | tail -n1)" = "20 passed, 2 failed" ] &&
 	echo "$out" | grep -q '^### make check RT=1 .* left no summary (exit 2)$' && echo "$out" | grep -q '^### 4 point(s) skipped'
 ok $? ".ci/run adds up the passes' summaries, a pass without one is one failure (rc=$rc, got '$(echo "$out" | tail -n1)')"
+# CI_RT=0 leaves the RT pass out and says so; a bad CI_RT runs nothing.
+rm -rf "$ci/work"
+out=$(cd "$ci" && env -i PATH="$PATH" HOME="$HOME" CI_RT=0 bash .ci/run 2>&1)
+rc=$?
+[ $rc = 1 ] && [ "$(echo "$out" | tail -n1)" = "20 passed, 1 failed" ] &&
+	echo "$out" | grep -q '^### make check RT=1 .*: not run (CI_RT=0, ' &&
+	out=$(cd "$ci" && env -i PATH="$PATH" HOME="$HOME" CI_RT=yes bash .ci/run 2>&1)
+[ $? = 2 ] && [ "$out" = "CI_RT='yes' must be auto, 0 or 1" ] && [ ! -e "$ci/work/runs/r2" ]
+ok $? ".ci/run: CI_RT=0 leaves out the RT pass, CI_RT=yes is refused before any pass"
 # Every script with a shebang (what a user, the README, make or the guest
 # runs) is executable, so that a fresh clone can run it directly.
 nx=$(cd "$REPO" && for f in scripts/* tests/*.sh tests/host/*.sh bench/*.sh .ci/*; do
