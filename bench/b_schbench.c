@@ -10,15 +10,20 @@
  * wakes its message thread.
  *
  * One JSON line: {"bench":"schbench","rps":..., "wake_*": wakeup latency
- * stats, "req_*": request latency stats}   b_schbench [seconds]
+ * stats, "req_*": request latency stats, "ctxt_per_req": context switches
+ * of the machine per request (/proc/stat), "migr_per_req": migrations of
+ * this process's threads per request (se.nr_migrations of
+ * /proc/<tid>/sched), both over the measured seconds}   b_schbench [seconds]
  *
  * vds-bench: timeout 120
  * vds-metric: schbench *_us lower
  * vds-metric: schbench rps_per_s higher
  * vds-metric: schbench *samples info
  * vds-metric: schbench threads info
+ * vds-metric: schbench *_per_req info
  */
 #include "bench.h"
+#include <dirent.h>
 
 #define MSG_THREADS 2
 #define MAX_SAMPLES 65536
@@ -114,6 +119,58 @@ static void *message_fn(void *arg)
 	return NULL;
 }
 
+/* Context switches of the machine so far (/proc/stat ctxt), -1 if unknown. */
+static double ctxt_now(void)
+{
+	char line[256];
+	double v = -1;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "ctxt ", 5)) {
+			v = strtod(line + 5, NULL);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Migrations of this process's threads so far, -1 if unknown. */
+static double migrations_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	double sum = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		double v;
+
+		if (e->d_name[0] == '.')
+			continue;
+		v = proc_field(atoi(e->d_name), "sched", "se.nr_migrations");
+		if (v < 0) {
+			sum = -1;
+			break;
+		}
+		sum += v;
+	}
+	closedir(d);
+	return sum;
+}
+
+/* @d1 - @d0 per request as a JSON field, null if either is unknown. */
+static void print_per_req(const char *name, double d0, double d1, long reqs)
+{
+	if (d0 < 0 || d1 < 0 || reqs <= 0)
+		printf(",\"%s\":null", name);
+	else
+		printf(",\"%s\":%.3f", name, (d1 - d0) / reqs);
+}
+
 int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : (int)setting_long("VDS_BENCHSECS", 10);
@@ -121,7 +178,8 @@ int main(int argc, char **argv)
 	static struct group grp[MSG_THREADS];
 	pthread_t mt[MSG_THREADS], *wt = calloc(MSG_THREADS * nw, sizeof(pthread_t));
 	uint64_t *wake, *reql, t0, t1;
-	long n = 0;
+	double c0, c1, m0, m1;
+	long n = 0, reqs;
 
 	for (int g = 0; g < MSG_THREADS; g++) {
 		grp[g].nw = nw;
@@ -140,11 +198,16 @@ int main(int argc, char **argv)
 	for (int g = 0; g < MSG_THREADS; g++)
 		pthread_create(&mt[g], NULL, message_fn, &grp[g]);
 	sleep_ms(500); /* warm-up, not measured */
+	c0 = ctxt_now();
+	m0 = migrations_now();
 	t0 = now_ns();
 	atomic_store(&measuring, 1);
 	sleep_ms(secs * 1000);
 	atomic_store(&measuring, 0);
 	t1 = now_ns();
+	c1 = ctxt_now();
+	m1 = migrations_now();
+	reqs = atomic_load(&completed);
 	atomic_store(&stop, 1);
 	/* Workers quit without completing: wake the message threads ourselves. */
 	for (int g = 0; g < MSG_THREADS; g++) {
@@ -164,7 +227,9 @@ int main(int argc, char **argv)
 			n += grp[g].w[i].n;
 		}
 	printf("{\"bench\":\"schbench\",\"threads\":\"%dx%d\",\"rps_per_s\":%.0f", MSG_THREADS, nw,
-	       atomic_load(&completed) / ((t1 - t0) / 1e9));
+	       reqs / ((t1 - t0) / 1e9));
+	print_per_req("ctxt_per_req", c0, c1, reqs);
+	print_per_req("migr_per_req", m0, m1, reqs);
 	print_stats("wake_", lat_stats(wake, n));
 	print_stats("req_", lat_stats(reql, n));
 	printf("}\n");
