@@ -13,7 +13,10 @@
  * stats, "req_*": request latency stats, "ctxt_per_req": context switches
  * of the machine per request (/proc/stat), "migr_per_req": migrations of
  * this process's threads per request (se.nr_migrations of
- * /proc/<tid>/sched), both over the measured seconds}   b_schbench [seconds]
+ * /proc/<tid>/sched), both over the measured seconds, and of those the
+ * tasks VDS pulled at a pick, "pulls_per_req", and the pulls by a CPU that
+ * had nothing to run, "idle_pulls_per_req" (sched/vds/state; null under
+ * EEVDF)}   b_schbench [seconds]
  *
  * vds-bench: timeout 120
  * vds-metric: schbench *_us lower
@@ -162,6 +165,32 @@ static double migrations_now(void)
 	return sum;
 }
 
+/*
+ * The sum of the counts after @word ("pulls", "idle_pulls") over the CPUs
+ * of sched/vds/state, -1 unless VDS is the running scheduler.
+ */
+static double vds_count(const char *word)
+{
+	char tok[64];
+	double sum = 0;
+	int active = 0;
+	FILE *f = fopen("/sys/kernel/debug/sched/vds/active", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &active) != 1)
+		active = 0;
+	fclose(f);
+	f = active ? fopen("/sys/kernel/debug/sched/vds/state", "r") : NULL;
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s", tok) == 1)
+		if (!strcmp(tok, word) && fscanf(f, "%63s", tok) == 1)
+			sum += strtod(tok, NULL);
+	fclose(f);
+	return sum;
+}
+
 /* @d1 - @d0 per request as a JSON field, null if either is unknown. */
 static void print_per_req(const char *name, double d0, double d1, long reqs)
 {
@@ -178,7 +207,7 @@ int main(int argc, char **argv)
 	static struct group grp[MSG_THREADS];
 	pthread_t mt[MSG_THREADS], *wt = calloc(MSG_THREADS * nw, sizeof(pthread_t));
 	uint64_t *wake, *reql, t0, t1;
-	double c0, c1, m0, m1;
+	double c0, c1, m0, m1, p0, p1, i0, i1;
 	long n = 0, reqs;
 
 	for (int g = 0; g < MSG_THREADS; g++) {
@@ -200,6 +229,8 @@ int main(int argc, char **argv)
 	sleep_ms(500); /* warm-up, not measured */
 	c0 = ctxt_now();
 	m0 = migrations_now();
+	p0 = vds_count("pulls");
+	i0 = vds_count("idle_pulls");
 	t0 = now_ns();
 	atomic_store(&measuring, 1);
 	sleep_ms(secs * 1000);
@@ -207,6 +238,8 @@ int main(int argc, char **argv)
 	t1 = now_ns();
 	c1 = ctxt_now();
 	m1 = migrations_now();
+	p1 = vds_count("pulls");
+	i1 = vds_count("idle_pulls");
 	reqs = atomic_load(&completed);
 	atomic_store(&stop, 1);
 	/* Workers quit without completing: wake the message threads ourselves. */
@@ -230,6 +263,8 @@ int main(int argc, char **argv)
 	       reqs / ((t1 - t0) / 1e9));
 	print_per_req("ctxt_per_req", c0, c1, reqs);
 	print_per_req("migr_per_req", m0, m1, reqs);
+	print_per_req("pulls_per_req", p0, p1, reqs);
+	print_per_req("idle_pulls_per_req", i0, i1, reqs);
 	print_stats("wake_", lat_stats(wake, n));
 	print_stats("req_", lat_stats(reql, n));
 	printf("}\n");

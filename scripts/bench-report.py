@@ -102,6 +102,12 @@ def main():
              for r in runs if r.get("guest_log", "clean") != "clean"]
     if dirty:
         out.append("Guest logs not clean (judged as make check does): " + "; ".join(dirty) + "\n")
+    # The clocksource a boot ended on: a guest that left the TSC (for the
+    # HPET, emulated) pays for every clock read from then on (decision 56).
+    clocks = [f"round {r['round']} {r['scheduler']}: {r['clocksource']}"
+              for r in runs if r.get("clocksource", "tsc") != "tsc"]
+    if clocks:
+        out.append("Boots that ended on another clocksource than the TSC: " + "; ".join(clocks) + "\n")
     out.append("Host load per boot (1-min load average before → after, host CPU used by others):\n")
     for r in runs:
         out.append(f"- round {r['round']} {LABELS.get(r['scheduler'], r['scheduler'])}: "

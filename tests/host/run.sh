@@ -401,6 +401,18 @@ a=$(python3 "$SP" log "$S3" "$T/r1.json") && b=$(python3 "$SP" log "$S3" "$T/r2.
 	[ "$(python3 "$SP" counts "$S3")" = "1 0 0" ] &&
 	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["parts"]["round1-vds"]; assert "verdict_canary:189" in p["retried"], p' "$S3"
 ok $? "summary.py log: a bench boot's bad log, then its clean retry, counts one pass"
+# bench-report names a boot that ended on another clocksource than the TSC.
+br=$T/br
+mkdir -p "$br"
+for s in eevdf vds; do
+	c=tsc
+	[ $s = vds ] && c=hpet
+	printf '{"scheduler":"%s","round":1,"host_load_before":0.1,"host_load_after":0.1,"host_other_cpus":0,"guest_log":"clean","clocksource":"%s","results":{"pipe_pingpong":{"same_cpu_rt_per_s":%s}}}\n' \
+		$s $c $([ $s = vds ] && echo 90 || echo 100) >"$br/round1-$s.json"
+done
+python3 "$REPO/scripts/bench-report.py" "$br" >/dev/null 2>&1 &&
+	grep -qx 'Boots that ended on another clocksource than the TSC: round 1 vds: hpet' "$br/report.md"
+ok $? "bench-report names the boots that left the TSC"
 # .ci/run counts each pass from the summary its run left: a stub make
 # check makes two passes with a summary (one failed) and a third that
 # stops before its run starts, leaving work/runs/latest at the second's.
