@@ -23,6 +23,12 @@ echo off >/proc/sys/kernel/printk_devkmsg 2>/dev/null
 # vdsrun= is the one key of ours on the kernel command line.
 run=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vdsrun=//p' | tail -n1)
 out=/dev/ttyS1
+# Hold the report port open for the whole run. Otherwise the last close
+# can come from a process a test left behind when "kill -9 -1" ends it:
+# a close with SIGKILL pending does not wait for the UART to drain, and
+# the shutdown drops what is still queued (a lost "@@VDS-TEST-END" line,
+# seen in CI as vds_batch "did not finish" on a vds=off boot).
+exec 9>$out
 
 # The boot's settings, which boot.sh writes into the share: one key=value
 # a line, each exported to every test as VDS_<KEY> (vdsseed=7 is
