@@ -19,6 +19,11 @@
 #   BAD=4  VDS against VDS whose CPUs pull a task that just began to wait
 #          (debugfs sched/vds/pull_wait_ns=0, or PULLWAIT=<ns> instead of 0):
 #          what patch 0023 changed
+#   CLOCKSOURCE=hpet  both schedulers boot with the HPET as clocksource
+#          (the TSC stays sched_clock, stable): the cost of clocksource reads
+#   CLOCKSOURCE=unstable  both boot with tsc=unstable, what the clocksource
+#          watchdog does: the HPET as clocksource and an unstable
+#          sched_clock (decision 57)
 . "$(dirname "$0")/lib.sh"
 check_knobs
 ROUNDS=${ROUNDS:-3}
@@ -34,6 +39,8 @@ scheds="eevdf vds"
 PULLWAIT=${PULLWAIT:-}
 case "$PULLWAIT" in '') ;; *[!0-9]*) die "PULLWAIT='$PULLWAIT' must be a number of nanoseconds" ;; esac
 [ -n "$PULLWAIT" ] && [ "$BAD" != 4 ] && die "PULLWAIT=$PULLWAIT only applies with BAD=4"
+CLOCKSOURCE=${CLOCKSOURCE:-tsc}
+case "$CLOCKSOURCE" in tsc | hpet | unstable) ;; *) die "CLOCKSOURCE='$CLOCKSOURCE' must be tsc, hpet or unstable" ;; esac
 case "$ROUNDS" in '' | *[!0-9]* | 0) die "ROUNDS='$ROUNDS' must be a number >= 1" ;; esac
 secs=10
 if [ "$QUICK" = 1 ]; then
@@ -102,6 +109,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		# watchdog on the TSC, and the clocksource each boot ended on goes
 		# into its JSON and the report.
 		cmd="vdsrun=bench vdsbenchsecs=$secs tsc=reliable"
+		[ "$CLOCKSOURCE" = hpet ] && cmd="$cmd clocksource=hpet"
+		[ "$CLOCKSOURCE" = unstable ] && cmd="vdsrun=bench vdsbenchsecs=$secs tsc=unstable"
 		case $s in
 		eevdf) cmd="$cmd vds=off" ;;
 		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
