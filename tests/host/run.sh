@@ -42,6 +42,7 @@ expect_fail "SOAK=2000 is refused" "SOAK=2000 is out of range" env SOAK=2000 bas
 expect_fail "SEED=-3 is refused" "SEED='-3' is not a number" env SEED=-3 bash "$REPO/scripts/build.sh"
 expect_fail "bench PULLWAIT=abc is refused" "PULLWAIT='abc' must be a number" env PULLWAIT=abc bash "$REPO/scripts/bench.sh"
 expect_fail "bench PULLWAIT without BAD=4 is refused" "only applies with BAD=4" env PULLWAIT=5 bash "$REPO/scripts/bench.sh"
+expect_fail "bench CLOCKSOURCE=bogus is refused" "CLOCKSOURCE='bogus' must be tsc, hpet or unstable" env CLOCKSOURCE=bogus bash "$REPO/scripts/bench.sh"
 expect_fail "a missing KSRC is refused" "KSRC=/nonexistent does not exist" \
 	env KSRC=/nonexistent bash "$REPO/scripts/tree.sh"
 mkdir -p "$T/notlinux/kernel"
