@@ -4,11 +4,14 @@
 # the same two runs as SCHED_BATCH (schedtool -B: no wakeup preemption), to
 # tell the cost of wakeup preemption from the cost of the runqueue.
 # Migrations are sched_migrate_task events, counted by the trace buffers
-# (entries plus overruns), "null" without tracefs.
+# (entries plus overruns), "null" without tracefs. Of the switches, those
+# at which the task went to sleep (*_blocks, counts.sh): the rest are
+# preemptions.
 # vds-bench: timeout 300
 # vds-metric: hackbench *_s lower
 # vds-metric: hackbench *_ctxt info
 # vds-metric: hackbench *_migr info
+# vds-metric: hackbench *_blocks info
 # vds-metric: hackbench *pulls info
 # vds-metric: hackbench *_pull_fails info
 . "$(dirname "$0")/counts.sh"
@@ -25,22 +28,23 @@ pulls() { # pulls <word in sched/vds/state>
 		echo null
 	fi
 }
-run() { # run [schedtool -B -e] hackbench args: prints "seconds switches migrations pulls idle_pulls pull_fails"
+run() { # run [schedtool -B -e] hackbench args: prints "seconds switches migrations pulls idle_pulls pull_fails blocks"
 	mig_start
+	blk_start
 	c0=$(ctxt) p0=$(pulls pulls) i0=$(pulls idle_pulls) f0=$(pulls pull_fails)
 	s=$("$@" -g 8 -f 10 -l 300 2>&1 | sed -n 's/^Time: *//p')
 	c1=$(ctxt) p1=$(pulls pulls) i1=$(pulls idle_pulls) f1=$(pulls pull_fails)
 	[ "$p0" = null ] || p1=$((p1 - p0))
 	[ "$i0" = null ] || i1=$((i1 - i0))
 	[ "$f0" = null ] || f1=$((f1 - f0))
-	echo "${s:-null} $((c1 - c0)) $(mig_count) $p1 $i1 $f1"
+	echo "${s:-null} $((c1 - c0)) $(mig_count) $p1 $i1 $f1 $(blk_count)"
 }
-# shellcheck disable=SC2046 # each run prints six words on purpose
+# shellcheck disable=SC2046 # each run prints seven words on purpose
 set -- $(run hackbench) $(run hackbench -T) $(run schedtool -B -e hackbench) \
 	$(run schedtool -B -e hackbench -T)
 j=
 for m in process thread batch_process batch_thread; do
-	j="$j,\"${m}_s\":$1,\"${m}_ctxt\":$2,\"${m}_migr\":$3,\"${m}_pulls\":$4,\"${m}_idle_pulls\":$5,\"${m}_pull_fails\":$6"
-	shift 6
+	j="$j,\"${m}_s\":$1,\"${m}_ctxt\":$2,\"${m}_migr\":$3,\"${m}_pulls\":$4,\"${m}_idle_pulls\":$5,\"${m}_pull_fails\":$6,\"${m}_blocks\":$7"
+	shift 7
 done
 echo "{\"bench\":\"hackbench\"$j}"
