@@ -10,38 +10,30 @@
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 ctxt() { awk '/^ctxt/ {print $2}' /proc/stat; }
-mig_start() {
-	[ -w $T/events/sched/sched_migrate_task/enable ] || return 0
-	echo 0 >$T/tracing_on
-	echo >$T/trace
-	echo 1 >$T/events/sched/sched_migrate_task/enable
-	echo 1 >$T/tracing_on
+# ev_start DIR EVENT [FILTER] and ev_count DIR EVENT: record sched/EVENT in
+# the trace instance DIR (the top one is $T), then count what it recorded.
+ev_start() {
+	[ -w "$1/events/sched/$2/enable" ] || return 0
+	echo 0 >"$1/tracing_on"
+	echo >"$1/trace"
+	[ -z "$3" ] || echo "$3" >"$1/events/sched/$2/filter"
+	echo 1 >"$1/events/sched/$2/enable"
+	echo 1 >"$1/tracing_on"
 }
-mig_count() {
-	if [ ! -w $T/events/sched/sched_migrate_task/enable ]; then
+ev_count() {
+	if [ ! -w "$1/events/sched/$2/enable" ]; then
 		echo null
 		return
 	fi
-	echo 0 >$T/tracing_on
-	echo 0 >$T/events/sched/sched_migrate_task/enable
-	cat $T/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ {n += $2} END {print n + 0}'
+	echo 0 >"$1/tracing_on"
+	echo 0 >"$1/events/sched/$2/enable"
+	cat "$1"/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ {n += $2} END {print n + 0}'
 }
+mig_start() { ev_start $T sched_migrate_task; }
+mig_count() { ev_count $T sched_migrate_task; }
 B=$T/instances/vds_blocks
 blk_start() {
 	[ -d $B ] || mkdir $B 2>/dev/null || return 0
-	[ -w $B/events/sched/sched_switch/enable ] || return 0
-	echo 0 >$B/tracing_on
-	echo >$B/trace
-	echo 'prev_state & 3' >$B/events/sched/sched_switch/filter
-	echo 1 >$B/events/sched/sched_switch/enable
-	echo 1 >$B/tracing_on
+	ev_start $B sched_switch 'prev_state & 3'
 }
-blk_count() {
-	if [ ! -w $B/events/sched/sched_switch/enable ]; then
-		echo null
-		return
-	fi
-	echo 0 >$B/tracing_on
-	echo 0 >$B/events/sched/sched_switch/enable
-	cat $B/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ {n += $2} END {print n + 0}'
-}
+blk_count() { ev_count $B sched_switch; }
