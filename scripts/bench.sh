@@ -108,9 +108,10 @@ for r in $(seq 1 "$ROUNDS"); do
 		# VDS switch, decision 56), so both schedulers boot without the
 		# watchdog on the TSC, and the clocksource each boot ended on goes
 		# into its JSON and the report.
-		cmd="vdsrun=bench vdsbenchsecs=$secs tsc=reliable"
+		tsc=reliable
+		[ "$CLOCKSOURCE" = unstable ] && tsc=unstable
+		cmd="vdsrun=bench vdsbenchsecs=$secs tsc=$tsc"
 		[ "$CLOCKSOURCE" = hpet ] && cmd="$cmd clocksource=hpet"
-		[ "$CLOCKSOURCE" = unstable ] && cmd="vdsrun=bench vdsbenchsecs=$secs tsc=unstable"
 		case $s in
 		eevdf) cmd="$cmd vds=off" ;;
 		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
