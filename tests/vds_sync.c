@@ -14,19 +14,23 @@
  * alone there, so this reader preempted the hog on O. At least three
  * quarters of its wakeups must now run on W.
  *
- * The bound: a sync wakee earlier than its waker no longer waits for the
- * waker's sleep at any cost. A writer that writes and then keeps the CPU
- * for 60 ms, with rr_interval at 200 ms so its slice does not end
- * meanwhile, is preempted min_run_ns (1 ms) after the wakeup. The reader,
- * at nice -5 and asleep most of the time, is the earlier of the two. Its
- * median wakeup latency must stay under a quarter of the 60 ms (before
- * 0035 it was the whole 60 ms: a sync wakeup never preempted).
+ * The bound: a sync wakeup does not preempt the writer, which means to
+ * sleep; if it runs on instead, the reader waits at most the rest of the
+ * writer's slice. A writer writes and then keeps its CPU for 120 ms, with
+ * rr_interval at 20 ms; the reader, at nice -5 and asleep most of the
+ * time, is the earlier of the two and runs at the end of the writer's
+ * slice, which falls anywhere in the next 20 ms. Its median wakeup
+ * latency must lie above 2 ms (a wakeup that preempted at once or after
+ * min_run_ns would take about 1 ms or less; the first version of 0035 did:
+ * 0.99 ms) and below 60 ms (a wakee that waited for the writer's sleep
+ * would take the whole 120 ms; the bound is one rr_interval).
  */
 #include "vds_test.h"
 
 #define PLACE_N	40
 #define BOUND_N	12
-#define SPIN_MS	60
+#define SPIN_MS	120
+#define BOUND_RR	20
 
 static void spin_cpu_ms(unsigned int ms)
 {
@@ -182,12 +186,13 @@ int main(void)
 		       on_w, PLACE_N, PLACE_N * 3 / 4);
 	}
 
-	write_file("/proc/sys/kernel/rr_interval", "200");
+	snprintf(v, sizeof(v), "%d", BOUND_RR);
+	write_file("/proc/sys/kernel/rr_interval", v);
 	med = bound(n - 1);
 	snprintf(v, sizeof(v), "%ld", rr);
 	write_file("/proc/sys/kernel/rr_interval", v);
-	tap_ok(med >= 0 && med < SPIN_MS * 1000000ll / 4,
-	       "a sync wakee preempts a waker that does not sleep (median %.3f ms < %d ms / 4)",
-	       med / 1e6, SPIN_MS);
+	tap_ok(med > 2000000 && med < SPIN_MS * 1000000ll / 2,
+	       "a sync wakee waits for the slice of a waker that does not sleep (2 ms < median %.3f ms < %d ms, rr_interval %d ms)",
+	       med / 1e6, SPIN_MS / 2, BOUND_RR);
 	return tap_done();
 }
