@@ -20,8 +20,12 @@
  * hog with a later deadline running, which depends on how the hogs'
  * slices are staggered across CPUs (CI saw rr_interval=20 wakeup p99s of
  * 3.4-4.2 ms in one boot, against 22-40 ms in 15 others). The two values
- * alternate over ROUNDS rounds and the p99 of all samples per value is
- * compared; wakeup latencies are printed too. A task
+ * alternate over LIGHT_ROUNDS rounds, and what is compared is the median
+ * of each value's per-round p99s, so that one round a host stall hit
+ * cannot decide it (CI's debug kernel
+ * once had rounds of 25.2, 20.3 and 55.2 ms at 2 against 34.0, 30.4 and
+ * 38.6 ms at 20, pooled 36.35 against 36.31 ms); wakeup latencies and the
+ * pooled p99s are printed too. A task
  * that asks for more than its share (4 ms every 5 ms) is measured and
  * printed too, but not asserted: its wait depends on how its own refresh
  * period (slice / 80%) beats against the hogs', not monotonically on
@@ -31,6 +35,7 @@
 #include "vds_test.h"
 
 #define ROUNDS	3
+#define LIGHT_ROUNDS	5
 #define SAMPLES	400
 
 
@@ -42,16 +47,21 @@ static void set_rr(int ms)
 	write_file("/proc/sys/kernel/rr_interval", v);
 }
 
-/* One round of the light task at @rr ms; its lateness goes to @pool. */
-static void light_round(int rr, int r, uint64_t *pool)
+/*
+ * One round of the light task at @rr ms; its lateness goes to @pool, the
+ * round's lateness p99 is returned.
+ */
+static uint64_t light_round(int rr, int r, uint64_t *pool)
 {
-	uint64_t p50, p99;
+	uint64_t p50, p99, late;
 
 	set_rr(rr);
 	p99 = periodic(500, SAMPLES, &p50);
 	memcpy(pool + r * SAMPLES, periodic_late, sizeof(periodic_late[0]) * SAMPLES);
+	late = p99_of(periodic_late, SAMPLES);
 	diag("light task, rr_interval %d, round %d: wakeup p50 %.3f ms, p99 %.3f ms; lateness p99 %.3f ms",
-	     rr, r + 1, p50 / 1e6, p99 / 1e6, p99_of(periodic_late, SAMPLES) / 1e6);
+	     rr, r + 1, p50 / 1e6, p99 / 1e6, late / 1e6);
+	return late;
 }
 
 /*
@@ -102,10 +112,11 @@ static int among_hogs(int m, int nh, pid_t *hogs, int attempt)
 
 int main(void)
 {
-	static uint64_t pool2[ROUNDS * SAMPLES], pool20[ROUNDS * SAMPLES];
+	static uint64_t pool2[LIGHT_ROUNDS * SAMPLES], pool20[LIGHT_ROUNDS * SAMPLES];
+	uint64_t r2[LIGHT_ROUNDS], r20[LIGHT_ROUNDS];
 	int m = ncpus_online(), i, r, nh = 2 * m;
 	pid_t hogs[128];
-	uint64_t l2h, l20h, l2, l20, p50;
+	uint64_t l2h, l20h, l2, l20, m2, m20, p50;
 
 	need_vds();
 	tap_plan(2);
@@ -120,12 +131,18 @@ int main(void)
 	/* A busy host can stretch one attempt's tail: retry once. */
 	if (!among_hogs(m, nh, hogs, 1))
 		among_hogs(m, nh, hogs, 2);
-	for (r = 0; r < ROUNDS; r++) {
-		light_round(2, r, pool2);
-		light_round(20, r, pool20);
+	for (r = 0; r < LIGHT_ROUNDS; r++) {
+		r2[r] = light_round(2, r, pool2);
+		r20[r] = light_round(20, r, pool20);
 	}
-	l2 = p99_of(pool2, ROUNDS * SAMPLES);
-	l20 = p99_of(pool20, ROUNDS * SAMPLES);
+	l2 = p99_of(pool2, LIGHT_ROUNDS * SAMPLES);
+	l20 = p99_of(pool20, LIGHT_ROUNDS * SAMPLES);
+	qsort(r2, LIGHT_ROUNDS, sizeof(r2[0]), cmp_u64);
+	qsort(r20, LIGHT_ROUNDS, sizeof(r20[0]), cmp_u64);
+	m2 = r2[LIGHT_ROUNDS / 2];
+	m20 = r20[LIGHT_ROUNDS / 2];
+	diag("light task, %d rounds pooled: lateness p99 %.3f ms at rr_interval 2, %.3f ms at 20",
+	     LIGHT_ROUNDS, l2 / 1e6, l20 / 1e6);
 	set_rr(2);
 	l2h = periodic(4000, SAMPLES, &p50);
 	diag("heavy task, rr_interval 2: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l2h / 1e6);
@@ -136,8 +153,8 @@ int main(void)
 	for (i = 0; i < nh; i++)
 		kill_wait(hogs[i]);
 
-	tap_ok(l2 < l20,
-	       "light periodic task, %d rounds: p99 lateness with rr_interval=2 (%.3f ms) < with rr_interval=20 (%.3f ms)",
-	       ROUNDS, l2 / 1e6, l20 / 1e6);
+	tap_ok(m2 < m20,
+	       "light periodic task, median of %d rounds' p99 lateness: rr_interval=2 (%.3f ms) < rr_interval=20 (%.3f ms)",
+	       LIGHT_ROUNDS, m2 / 1e6, m20 / 1e6);
 	return tap_done();
 }
