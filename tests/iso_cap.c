@@ -4,8 +4,9 @@
  * hogs get iso_cpu +-10 percent of all CPU time (70 by default, then 30),
  * and no NORMAL hog waits much longer than the others: the longest wait
  * of any NORMAL hog (schedstats' wait_max, the scheduler's own count from
- * being put back in a queue to running again) is under 6 times their mean
- * wait. Over budget, ISO tasks run as NORMAL, where these 8M hogs would
+ * being put back in a queue to running again) is under 10 times their
+ * mean wait (seen: 1.4-3.2x on the normal kernel, 4.5-4.8x on the debug
+ * kernel, whose vCPUs the emulator stalls longer). Over budget, ISO tasks run as NORMAL, where these 8M hogs would
  * give them 12.5%: outside both windows, so a budget that is never applied
  * (100%), or applied for good (12.5%), fails. A budget that let ISO hold a
  * CPU for seconds between its NORMAL turns fails the wait check.
@@ -85,8 +86,8 @@ static double iso_share(pid_t *p, int n, int niso, int secs, struct waits *w,
 
 static int waits_ok(const struct waits *w, const char *at)
 {
-	return tap_ok(w->mean_ms > 0 && w->max_ms < 6 * w->mean_ms,
-		      "%s: the longest NORMAL wait is under 6x the mean (%.0f ms, mean %.0f ms)",
+	return tap_ok(w->mean_ms > 0 && w->max_ms < 10 * w->mean_ms,
+		      "%s: the longest NORMAL wait is under 10x the mean (%.0f ms, mean %.0f ms)",
 		      at, w->max_ms, w->mean_ms);
 }
 
