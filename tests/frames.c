@@ -13,7 +13,8 @@
  * Asserted, with a hog: delivered >= 98 %, and the p99 start lateness
  * below one rr_interval (6 ms under EEVDF) plus twice the same task's p99
  * alone in this boot, measured just before. Alone: delivered >= 98 %. A
- * failed case is measured once more (floor included) before it fails.
+ * failed case is measured again (floor included), up to four times in
+ * all, before it fails.
  *
  * The floor counts twice: on a quiet host it is a fraction of a
  * millisecond and the bound is one slice, but when the host takes the
@@ -23,6 +24,13 @@
  * the hog's slice adds a whole rr_interval on top of the stalls either way.
  */
 #include "vds_test.h"
+
+/*
+ * A stalled host fails the alone case as well (CI: video alone 91.7 %
+ * delivered, p99 14.9 ms, on both of two attempts): measure up to four
+ * times, a second apart, before failing.
+ */
+#define ATTEMPTS	4
 
 struct model {
 	const char *name;
@@ -107,7 +115,9 @@ int main(void)
 		struct result alone, busy;
 		int ok = 0, attempt;
 
-		for (attempt = 0; attempt < 2 && !ok; attempt++) {
+		for (attempt = 0; attempt < ATTEMPTS && !ok; attempt++) {
+			if (attempt)
+				sleep_ms(1000);
 			run(md, cpu, 0, &alone);
 			run(md, cpu, 1, &busy);
 			diag("%s alone: %.1f%% delivered, start late p99 %.2f ms max %.2f; with a hog: %.1f%%, p99 %.2f ms max %.2f",
@@ -122,7 +132,9 @@ int main(void)
 		tap_ok(busy.delivered >= 98.0 && busy.p99 < bound,
 		       "%s with a hog: %.1f%% delivered (>= 98%%), frames start late p99 %.2f ms < 2 x %.2f ms alone + %.0f ms%s",
 		       md->name, busy.delivered, busy.p99 / 1e6, alone.p99 / 1e6, rr / 1e6,
-		       attempt > 1 ? " (second attempt)" : "");
+		       attempt > 1 ? ", after retries" : "");
+		if (attempt > 1)
+			diag("%s: %d attempts", md->name, attempt);
 	}
 	return tap_done();
 }
