@@ -3,34 +3,38 @@
  * A task that asks for less than its fair share gets all of it: a video-like
  * task (6.7 ms of CPU every 16.7 ms, 40 % of a CPU; each frame needs more
  * than one 6 ms slice) and an audio-like task (2.5 ms every 50 ms), each
- * pinned to one CPU with one nice 0 hog, and alone there.
+ * pinned to one CPU with one nice 0 hog.
  *
  * The task sleeps to the start of each frame (absolute timer), burns the
  * frame's work by its own CPU clock, and skips frames whose start it missed
- * altogether (their CPU is not delivered). Per case: the CPU delivered
- * (work done / work asked) and the p99 of how late each frame started.
+ * altogether (their CPU is not delivered).
  *
- * Asserted, with a hog: delivered >= 98 %, and the p99 start lateness
- * below one rr_interval (6 ms under EEVDF) plus twice the same task's p99
- * alone in this boot, measured just before. Alone: delivered >= 98 %. A
- * failed case is measured again (floor included), up to four times in
- * all, five seconds apart, before it fails.
+ * It is measured against a control that runs at the same time: the same
+ * model as SCHED_FIFO, pinned to another CPU beside a hog of its own. The
+ * FIFO task preempts its hog at once, so what it sees is what the kernel,
+ * the emulator and the host add on a busy vCPU, and nothing of VDS or
+ * EEVDF. Both start from one t0, so frame i of the two has the same
+ * target: a stall of the host (the vCPUs share one emulator thread, and
+ * the machine itself loses its CPUs in bursts) delays frame i of both, and
+ * the difference of their start lateness, frame by frame, is what the
+ * scheduler added. Before, the task alone was measured first and then with
+ * the hog; a burst that hit one run and not the other decided the test
+ * (CI: audio with a hog p99 20-47 ms against 2-8 ms alone, four attempts
+ * in a row, on the same day as 1-2 ms on a quiet host; decision 59).
  *
- * The floor counts twice: on a quiet host it is a fraction of a
- * millisecond and the bound is one slice, but when the host takes the
- * vCPU away (alone p99 of several ms) the frame that a stall delayed also
- * shares the catch-up with the hog. CI saw 13.7 ms with a hog against
- * 5.8 ms alone on a busy host; a scheduler that makes the frame wait for
- * the hog's slice adds a whole rr_interval on top of the stalls either way.
+ * Asserted per model: the task delivers at least the control's CPU less 2
+ * points, and its start lateness over the control's, frame by frame, has a
+ * p99 below one rr_interval (6 ms under EEVDF) plus the control's own p99:
+ * a scheduler that makes a frame wait for the hog's slice gets at most one
+ * slice; one that makes it wait for several, or starves it of its 40 %,
+ * fails. A failed case is measured again, up to three times in all, five
+ * seconds apart. With one CPU there is no second CPU for the control: it
+ * runs first, and the p99s of the two runs are compared instead.
  */
 #include "vds_test.h"
 
-/*
- * A stalled host fails the alone case as well (CI: video alone 91.7 %
- * delivered, p99 14.9 ms, on both of two attempts): measure up to four
- * times, five seconds apart, before failing.
- */
-#define ATTEMPTS	4
+#define ATTEMPTS	3
+#define MAX_FRAMES	1024
 
 struct model {
 	const char *name;
@@ -39,99 +43,120 @@ struct model {
 };
 
 static const struct model models[] = {
-	{ "video", 16700000ull, 6700000ull, 4000 },
-	{ "audio", 50000000ull, 2500000ull, 5000 },
+	{ "video", 16700000ull, 6700000ull, 5000 },
+	{ "audio", 50000000ull, 2500000ull, 10000 },
 };
 
-struct result {
+struct run {
 	double delivered;
 	uint64_t p99, max;
+	uint64_t start[MAX_FRAMES];	/* start lateness by frame, or NO_SAMPLE */
+	uint64_t late[MAX_FRAMES];
 };
 
-static uint64_t late_buf[1024];
-
-static void frames(const struct model *md, struct result *res)
+static int nframes(const struct model *md)
 {
-	uint64_t t0 = now_ns() + 20000000ull, end = t0 + md->ms * 1000000ull;
-	uint64_t next = t0, asked = 0, done = 0;
-	struct timespec ts;
-	int n = 0;
+	uint64_t n = md->ms * 1000000ull / md->period_ns;
 
-	while (next < end && n < 1024) {
-		uint64_t stop, t;
-
-		ts.tv_sec = next / 1000000000ull;
-		ts.tv_nsec = next % 1000000000ull;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		t = now_ns();
-		/* Frames whose whole period passed before we got here: lost. */
-		while (t >= next + md->period_ns) {
-			asked += md->work_ns;
-			next += md->period_ns;
-		}
-		late_buf[n++] = t - next;
-		stop = thread_cpu_ns() + md->work_ns;
-		while (thread_cpu_ns() < stop)
-			;
-		asked += md->work_ns;
-		done += md->work_ns;
-		next += md->period_ns;
-	}
-	res->delivered = asked ? 100.0 * done / asked : 0;
-	res->p99 = p99_of(late_buf, n);
-	res->max = late_buf[n - 1];
+	return n > MAX_FRAMES ? MAX_FRAMES : (int)n;
 }
 
-/* The model alone on @cpu, or with a nice 0 hog there; in a child. */
-static void run(const struct model *md, int cpu, int hog, struct result *res)
+/* The model from @t0 on @cpu, as SCHED_FIFO if @fifo; in a child. */
+static pid_t start(const struct model *md, int cpu, int fifo, uint64_t t0,
+		   struct run *res)
 {
-	struct result *shm = shared_mem(sizeof(*shm));
-	pid_t h = hog ? spawn_hog(cpu, 0) : 0, c;
+	pid_t c = fork();
 
-	sleep_ms(hog ? 200 : 20);
-	c = fork();
 	if (c == 0) {
+		static uint64_t sorted[MAX_FRAMES];
+		struct sched_param sp = { .sched_priority = 50 };
+		int i, k = 0, n = nframes(md), done;
+
 		pin_to(0, cpu);
-		frames(md, shm);
+		if (fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
+			diag("SCHED_FIFO: %s", strerror(errno));
+		done = periods_from(t0, md->period_ns, md->work_ns, n,
+				    res->start, res->late);
+		for (i = 0; i < n; i++)
+			if (res->start[i] != NO_SAMPLE)
+				sorted[k++] = res->start[i];
+		res->delivered = 100.0 * done / n;
+		res->p99 = k ? p99_of(sorted, k) : NO_SAMPLE;
+		res->max = k ? sorted[k - 1] : NO_SAMPLE;
 		_exit(0);
 	}
-	waitpid(c, NULL, 0);
-	kill_wait(h);
-	*res = *shm;
-	munmap(shm, sizeof(*shm));
+	return c;
+}
+
+/*
+ * The model on @cpu beside a hog and its FIFO control on @ctl beside
+ * another, at the same time (one after the other if @cpu == @ctl). Returns
+ * the p99 of the task's start lateness over the control's, frame by frame
+ * (with one CPU, the task's p99 over the control's).
+ */
+static uint64_t measure(const struct model *md, int cpu, int ctl,
+			struct run *task, struct run *control)
+{
+	struct run *shm = shared_mem(2 * sizeof(*shm));
+	pid_t h1 = spawn_hog(cpu, 0), h2 = cpu != ctl ? spawn_hog(ctl, 0) : 0;
+	pid_t a, b;
+	uint64_t t0;
+
+	sleep_ms(200);
+	t0 = now_ns() + 50000000ull;
+	b = start(md, ctl, 1, t0, &shm[1]);
+	if (cpu == ctl) {
+		waitpid(b, NULL, 0);
+		t0 = now_ns() + 50000000ull;
+	}
+	a = start(md, cpu, 0, t0, &shm[0]);
+	waitpid(a, NULL, 0);
+	if (cpu != ctl)
+		waitpid(b, NULL, 0);
+	kill_wait(h1);
+	kill_wait(h2);
+	*task = shm[0];
+	*control = shm[1];
+	munmap(shm, 2 * sizeof(*shm));
+	if (cpu == ctl)
+		return task->p99 > control->p99 ? task->p99 - control->p99 : 0;
+	return p99_excess(task->start, control->start, nframes(md));
 }
 
 int main(void)
 {
-	int cpu = ncpus_online() - 1, on_vds = vds_active();
+	int m = ncpus_online(), on_vds = vds_active();
+	int cpu = m - 1, ctl = m > 1 ? m - 2 : cpu;
 	double rr = on_vds ? read_long("/proc/sys/kernel/rr_interval", 6) * 1e6 : 6e6;
-	double bound = 0;
 	unsigned int i;
 
 	tap_plan(4);
-	diag("%s, cpu %d, slack %.0f ms", on_vds ? "VDS" : "EEVDF", cpu, rr / 1e6);
+	diag("%s, cpu %d, control (SCHED_FIFO) on cpu %d, slack %.0f ms",
+	     on_vds ? "VDS" : "EEVDF", cpu, ctl, rr / 1e6);
 	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
 		const struct model *md = &models[i];
-		struct result alone, busy;
-		int ok = 0, attempt;
+		struct run task, control;
+		int ok_cpu = 0, ok_late = 0, attempt;
+		uint64_t ex = 0;
+		double bound = 0;
 
-		for (attempt = 0; attempt < ATTEMPTS && !ok; attempt++) {
+		for (attempt = 0; attempt < ATTEMPTS && !(ok_cpu && ok_late); attempt++) {
 			if (attempt)
 				sleep_ms(5000);
-			run(md, cpu, 0, &alone);
-			run(md, cpu, 1, &busy);
-			diag("%s alone: %.1f%% delivered, start late p99 %.2f ms max %.2f; with a hog: %.1f%%, p99 %.2f ms max %.2f",
-			     md->name, alone.delivered, alone.p99 / 1e6, alone.max / 1e6,
-			     busy.delivered, busy.p99 / 1e6, busy.max / 1e6);
-			bound = 2.0 * alone.p99 + rr;
-			ok = alone.delivered >= 98.0 && busy.delivered >= 98.0 &&
-			     busy.p99 < bound;
+			ex = measure(md, cpu, ctl, &task, &control);
+			bound = rr + control.p99;
+			ok_cpu = task.delivered >= control.delivered - 2.0;
+			ok_late = ex < bound;
+			diag("%s beside a hog: %.1f%% delivered, start late p99 %.2f ms max %.2f; control %.1f%%, p99 %.2f ms max %.2f; over the control p99 %.2f ms",
+			     md->name, task.delivered, task.p99 / 1e6, task.max / 1e6,
+			     control.delivered, control.p99 / 1e6, control.max / 1e6,
+			     ex / 1e6);
 		}
-		tap_ok(alone.delivered >= 98.0, "%s alone: %.1f%% of its CPU delivered (>= 98%%)",
-		       md->name, alone.delivered);
-		tap_ok(busy.delivered >= 98.0 && busy.p99 < bound,
-		       "%s with a hog: %.1f%% delivered (>= 98%%), frames start late p99 %.2f ms < 2 x %.2f ms alone + %.0f ms%s",
-		       md->name, busy.delivered, busy.p99 / 1e6, alone.p99 / 1e6, rr / 1e6,
+		tap_ok(ok_cpu, "%s beside a hog: %.1f%% of its CPU delivered, the control %.1f%% (at most 2 points less)%s",
+		       md->name, task.delivered, control.delivered,
+		       attempt > 1 ? ", after retries" : "");
+		tap_ok(ok_late, "%s beside a hog: frames start later than the control's by p99 %.2f ms < %.0f ms + control p99 %.2f ms%s",
+		       md->name, ex / 1e6, rr / 1e6, control.p99 / 1e6,
 		       attempt > 1 ? ", after retries" : "");
 		if (attempt > 1)
 			diag("%s: %d attempts", md->name, attempt);

@@ -19,13 +19,23 @@
  * wakeup latency does not see; it only sees a later wakeup that finds no
  * hog with a later deadline running, which depends on how the hogs'
  * slices are staggered across CPUs (CI saw rr_interval=20 wakeup p99s of
- * 3.4-4.2 ms in one boot, against 22-40 ms in 15 others). The two values
- * alternate over LIGHT_ROUNDS rounds, and what is compared is the median
- * of each value's per-round p99s, so that one round a host stall hit
- * cannot decide it (CI's debug kernel
- * once had rounds of 25.2, 20.3 and 55.2 ms at 2 against 34.0, 30.4 and
- * 38.6 ms at 20, pooled 36.35 against 36.31 ms); wakeup latencies and the
- * pooled p99s are printed too. A task
+ * 3.4-4.2 ms in one boot, against 22-40 ms in 15 others).
+ *
+ * Here the task does 1 ms every 5 ms (20 %, below its share of 4/9 among
+ * 2M hogs): at 0.5 ms a slice of 20 ms lasted 40 periods, only 2.5 % of
+ * them began with a wait, and the p99 sat at the edge of that population
+ * (per-round p99s of 7.7-35 ms at 20 against 11-20 ms at 2 in one run).
+ * Each round runs a control beside the task: the same task as SCHED_FIFO
+ * on CPU 0, with the same targets (periods_from()), which preempts the
+ * hogs at once. A host stall delays period i of both (one emulator thread
+ * runs every vCPU, and the host machine stops all of them at once), so
+ * what is compared is the task's lateness over the control's, period by
+ * period: its p99 per round, the median over LIGHT_ROUNDS alternating
+ * rounds of each value. Before, the plain lateness p99s were compared and
+ * a host that stalled through the whole test decided it (CI: medians of
+ * 57.8 ms at 2 against 47.5 ms at 20; decision 59). A miss is measured
+ * again once, LIGHT_ROUNDS more rounds, and the second measurement
+ * counts. A task
  * that asks for more than its share (4 ms every 5 ms) is measured and
  * printed too, but not asserted: its wait depends on how its own refresh
  * period (slice / 80%) beats against the hogs', not monotonically on
@@ -37,6 +47,7 @@
 #define ROUNDS	3
 #define LIGHT_ROUNDS	5
 #define SAMPLES	400
+#define LIGHT_NS	1000000ull
 
 
 static void set_rr(int ms)
@@ -47,21 +58,51 @@ static void set_rr(int ms)
 	write_file("/proc/sys/kernel/rr_interval", v);
 }
 
-/*
- * One round of the light task at @rr ms; its lateness goes to @pool, the
- * round's lateness p99 is returned.
- */
-static uint64_t light_round(int rr, int r, uint64_t *pool)
+/* The p99 of the @n samples of @v that are not NO_SAMPLE; @v is kept. */
+static uint64_t p99_present(const uint64_t *v, int n)
 {
-	uint64_t p50, p99, late;
+	static uint64_t sorted[SAMPLES];
+	int i, k = 0;
+
+	for (i = 0; i < n && i < SAMPLES; i++)
+		if (v[i] != NO_SAMPLE)
+			sorted[k++] = v[i];
+	return k ? p99_of(sorted, k) : NO_SAMPLE;
+}
+
+/*
+ * One round of the light task at @rr ms among the hogs, with its control:
+ * the same task as SCHED_FIFO on CPU 0 with the same targets (it preempts
+ * the hogs at once). Returns the p99 of the light task's lateness over the
+ * control's, period by period.
+ */
+static uint64_t light_round(int rr, int r)
+{
+	static uint64_t start[SAMPLES], late[SAMPLES];
+	uint64_t *ctl = shared_mem(2 * SAMPLES * sizeof(uint64_t));
+	uint64_t t0, ex;
+	pid_t c;
 
 	set_rr(rr);
-	p99 = periodic(500, SAMPLES, &p50);
-	memcpy(pool + r * SAMPLES, periodic_late, sizeof(periodic_late[0]) * SAMPLES);
-	late = p99_of(periodic_late, SAMPLES);
-	diag("light task, rr_interval %d, round %d: wakeup p50 %.3f ms, p99 %.3f ms; lateness p99 %.3f ms",
-	     rr, r + 1, p50 / 1e6, p99 / 1e6, late / 1e6);
-	return late;
+	t0 = now_ns() + 20000000ull;
+	c = fork();
+	if (c == 0) {
+		struct sched_param sp = { .sched_priority = 50 };
+
+		pin_to(0, 0);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			diag("SCHED_FIFO: %s", strerror(errno));
+		periods_from(t0, PERIOD_NS, LIGHT_NS, SAMPLES, ctl, ctl + SAMPLES);
+		_exit(0);
+	}
+	periods_from(t0, PERIOD_NS, LIGHT_NS, SAMPLES, start, late);
+	waitpid(c, NULL, 0);
+	ex = p99_excess(late, ctl + SAMPLES, SAMPLES);
+	diag("light task, rr_interval %d, round %d: lateness p99 %.3f ms, its FIFO control's %.3f ms; over the control, period by period, p99 %.3f ms",
+	     rr, r + 1, p99_present(late, SAMPLES) / 1e6,
+	     p99_present(ctl + SAMPLES, SAMPLES) / 1e6, ex / 1e6);
+	munmap(ctl, 2 * SAMPLES * sizeof(uint64_t));
+	return ex;
 }
 
 /*
@@ -110,13 +151,30 @@ static int among_hogs(int m, int nh, pid_t *hogs, int attempt)
 	return ok;
 }
 
+/*
+ * LIGHT_ROUNDS alternating rounds at rr_interval 2 and 20; the medians of
+ * their p99s over the control go to @m2 and @m20.
+ */
+static void light(uint64_t *m2, uint64_t *m20)
+{
+	uint64_t r2[LIGHT_ROUNDS], r20[LIGHT_ROUNDS];
+	int r;
+
+	for (r = 0; r < LIGHT_ROUNDS; r++) {
+		r2[r] = light_round(2, r);
+		r20[r] = light_round(20, r);
+	}
+	qsort(r2, LIGHT_ROUNDS, sizeof(r2[0]), cmp_u64);
+	qsort(r20, LIGHT_ROUNDS, sizeof(r20[0]), cmp_u64);
+	*m2 = r2[LIGHT_ROUNDS / 2];
+	*m20 = r20[LIGHT_ROUNDS / 2];
+}
+
 int main(void)
 {
-	static uint64_t pool2[LIGHT_ROUNDS * SAMPLES], pool20[LIGHT_ROUNDS * SAMPLES];
-	uint64_t r2[LIGHT_ROUNDS], r20[LIGHT_ROUNDS];
-	int m = ncpus_online(), i, r, nh = 2 * m;
+	int m = ncpus_online(), i, nh = 2 * m, again = 0;
 	pid_t hogs[128];
-	uint64_t l2h, l20h, l2, l20, m2, m20, p50;
+	uint64_t l2h, l20h, m2, m20, p50;
 
 	need_vds();
 	tap_plan(2);
@@ -131,18 +189,13 @@ int main(void)
 	/* A busy host can stretch one attempt's tail: retry once. */
 	if (!among_hogs(m, nh, hogs, 1))
 		among_hogs(m, nh, hogs, 2);
-	for (r = 0; r < LIGHT_ROUNDS; r++) {
-		r2[r] = light_round(2, r, pool2);
-		r20[r] = light_round(20, r, pool20);
+	light(&m2, &m20);
+	if (m2 >= m20) {
+		diag("light task: medians %.3f ms at 2, %.3f ms at 20; measuring again",
+		     m2 / 1e6, m20 / 1e6);
+		light(&m2, &m20);
+		again = 1;
 	}
-	l2 = p99_of(pool2, LIGHT_ROUNDS * SAMPLES);
-	l20 = p99_of(pool20, LIGHT_ROUNDS * SAMPLES);
-	qsort(r2, LIGHT_ROUNDS, sizeof(r2[0]), cmp_u64);
-	qsort(r20, LIGHT_ROUNDS, sizeof(r20[0]), cmp_u64);
-	m2 = r2[LIGHT_ROUNDS / 2];
-	m20 = r20[LIGHT_ROUNDS / 2];
-	diag("light task, %d rounds pooled: lateness p99 %.3f ms at rr_interval 2, %.3f ms at 20",
-	     LIGHT_ROUNDS, l2 / 1e6, l20 / 1e6);
 	set_rr(2);
 	l2h = periodic(4000, SAMPLES, &p50);
 	diag("heavy task, rr_interval 2: p50 %.3f ms, p99 %.3f ms", p50 / 1e6, l2h / 1e6);
@@ -154,7 +207,7 @@ int main(void)
 		kill_wait(hogs[i]);
 
 	tap_ok(m2 < m20,
-	       "light periodic task, median of %d rounds' p99 lateness: rr_interval=2 (%.3f ms) < rr_interval=20 (%.3f ms)",
-	       LIGHT_ROUNDS, m2 / 1e6, m20 / 1e6);
+	       "light periodic task, median of %d rounds' p99 lateness over its FIFO control: rr_interval=2 (%.3f ms) < rr_interval=20 (%.3f ms)%s",
+	       LIGHT_ROUNDS, m2 / 1e6, m20 / 1e6, again ? ", second attempt" : "");
 	return tap_done();
 }

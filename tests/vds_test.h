@@ -413,4 +413,66 @@ static uint64_t periodic(unsigned int work_us, int n, uint64_t *p50)
 	return p99;
 }
 
+/*
+ * @n periods of @period_ns from @t0, the targets fixed in advance (period
+ * i at t0 + i * period_ns), so that two tasks started with one @t0 have
+ * the same targets and a stall of the host delays the same period of
+ * both: sleep to each target (absolute timer), burn @work_ns of CPU.
+ * start[i] gets how late period i began and late[i] its lateness (the end
+ * of the work from the target, less the work); a period whose whole
+ * length passed before the task got to it is skipped, as a real-time loop
+ * would, and gets NO_SAMPLE in both. Returns the number of periods done.
+ */
+#define NO_SAMPLE	UINT64_MAX
+static int periods_from(uint64_t t0, uint64_t period_ns, uint64_t work_ns,
+			int n, uint64_t *start, uint64_t *late)
+{
+	int i, done = 0;
+
+	for (i = 0; i < n; i++)
+		start[i] = late[i] = NO_SAMPLE;
+	i = 0;
+	while (i < n) {
+		uint64_t target = t0 + i * period_ns, stop, t;
+		struct timespec ts;
+
+		ts.tv_sec = target / 1000000000ull;
+		ts.tv_nsec = target % 1000000000ull;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		t = now_ns();
+		while (i < n && t >= t0 + (i + 1) * period_ns)
+			i++;
+		if (i == n)
+			break;
+		target = t0 + i * period_ns;
+		start[i] = t - target;
+		stop = thread_cpu_ns() + work_ns;
+		while (thread_cpu_ns() < stop)
+			;
+		t = now_ns() - target;
+		late[i] = t > work_ns ? t - work_ns : 0;
+		done++;
+		i++;
+	}
+	return done;
+}
+
+/*
+ * The p99 of how much later @a's samples are than @b's, sample by sample
+ * (0 where @a is earlier), over the @n indexes both have; NO_SAMPLE if
+ * none. @a and @b are left as they are.
+ */
+static uint64_t p99_excess(const uint64_t *a, const uint64_t *b, int n)
+{
+	static uint64_t d[PERIODIC_MAX];
+	int i, k = 0;
+
+	for (i = 0; i < n && k < PERIODIC_MAX; i++) {
+		if (a[i] == NO_SAMPLE || b[i] == NO_SAMPLE)
+			continue;
+		d[k++] = a[i] > b[i] ? a[i] - b[i] : 0;
+	}
+	return k ? p99_of(d, k) : NO_SAMPLE;
+}
+
 #endif
