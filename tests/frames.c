@@ -33,8 +33,8 @@
  * frame that was delayed also shares its catch-up with the hog. With the
  * host loaded in bursts (scripts/busy-host.sh) the video case came out
  * 11.4-14.9 ms over controls of 6.5-10.9 ms on both VDS and EEVDF; on a
- * quiet host 1.7-2.1 ms over 1.3-1.9 ms. A failed case is measured again, up to three times in all, five
- * seconds apart. With one CPU there is no second CPU for the control: it
+ * quiet host 1.7-2.1 ms over 1.3-1.9 ms. A failed case is measured again,
+ * up to three times in all, five seconds apart. With one CPU there is no second CPU for the control: it
  * runs first, and the p99s of the two runs are compared instead.
  */
 #include "vds_test.h"
@@ -74,21 +74,16 @@ static pid_t start(const struct model *md, int cpu, int fifo, uint64_t t0,
 	pid_t c = fork();
 
 	if (c == 0) {
-		static uint64_t sorted[MAX_FRAMES];
 		struct sched_param sp = { .sched_priority = 50 };
-		int i, k = 0, n = nframes(md), done;
+		int n = nframes(md), done;
 
 		pin_to(0, cpu);
 		if (fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
 			diag("SCHED_FIFO: %s", strerror(errno));
 		done = periods_from(t0, md->period_ns, md->work_ns, n,
 				    res->start, res->late);
-		for (i = 0; i < n; i++)
-			if (res->start[i] != NO_SAMPLE)
-				sorted[k++] = res->start[i];
 		res->delivered = 100.0 * done / n;
-		res->p99 = k ? p99_of(sorted, k) : NO_SAMPLE;
-		res->max = k ? sorted[k - 1] : NO_SAMPLE;
+		res->p99 = p99_present(res->start, n, &res->max);
 		_exit(0);
 	}
 	return c;

@@ -58,18 +58,6 @@ static void set_rr(int ms)
 	write_file("/proc/sys/kernel/rr_interval", v);
 }
 
-/* The p99 of the @n samples of @v that are not NO_SAMPLE; @v is kept. */
-static uint64_t p99_present(const uint64_t *v, int n)
-{
-	static uint64_t sorted[SAMPLES];
-	int i, k = 0;
-
-	for (i = 0; i < n && i < SAMPLES; i++)
-		if (v[i] != NO_SAMPLE)
-			sorted[k++] = v[i];
-	return k ? p99_of(sorted, k) : NO_SAMPLE;
-}
-
 /*
  * One round of the light task at @rr ms among the hogs, with its control:
  * the same task as SCHED_FIFO on CPU 0 with the same targets (it preempts
@@ -99,8 +87,8 @@ static uint64_t light_round(int rr, int r)
 	waitpid(c, NULL, 0);
 	ex = p99_excess(late, ctl + SAMPLES, SAMPLES);
 	diag("light task, rr_interval %d, round %d: lateness p99 %.3f ms, its FIFO control's %.3f ms; over the control, period by period, p99 %.3f ms",
-	     rr, r + 1, p99_present(late, SAMPLES) / 1e6,
-	     p99_present(ctl + SAMPLES, SAMPLES) / 1e6, ex / 1e6);
+	     rr, r + 1, p99_present(late, SAMPLES, NULL) / 1e6,
+	     p99_present(ctl + SAMPLES, SAMPLES, NULL) / 1e6, ex / 1e6);
 	munmap(ctl, 2 * SAMPLES * sizeof(uint64_t));
 	return ex;
 }

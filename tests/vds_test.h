@@ -458,6 +458,26 @@ static int periods_from(uint64_t t0, uint64_t period_ns, uint64_t work_ns,
 }
 
 /*
+ * The p99 of the first @n samples of @v that are not NO_SAMPLE, and their
+ * largest in *@max if @max is given; NO_SAMPLE if there are none. @v is
+ * left as it is.
+ */
+static uint64_t p99_present(const uint64_t *v, int n, uint64_t *max)
+{
+	static uint64_t sorted[PERIODIC_MAX];
+	int i, k = 0;
+
+	for (i = 0; i < n && k < PERIODIC_MAX; i++)
+		if (v[i] != NO_SAMPLE)
+			sorted[k++] = v[i];
+	if (k)
+		qsort(sorted, k, sizeof(sorted[0]), cmp_u64);
+	if (max)
+		*max = k ? sorted[k - 1] : NO_SAMPLE;
+	return k ? sorted[pct_rank(k, 990)] : NO_SAMPLE;
+}
+
+/*
  * The p99 of how much later @a's samples are than @b's, sample by sample
  * (0 where @a is earlier), over the @n indexes both have; NO_SAMPLE if
  * none. @a and @b are left as they are.
