@@ -72,7 +72,7 @@ ln -sfn "$stamp" "$WORK/bench/latest"
 	echo "kernel: $(uname -r) host, guest $(make -s -C "$(ksrc_dir)" O="$(build_dir)" kernelrelease 2>/dev/null)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1), -smp $SMP, tcg thread=$TCG_THREAD"
 	echo "rounds: $ROUNDS, seconds per workload: $secs"
-	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")${PULLWAIT:+ PULLWAIT=$PULLWAIT}$([ "$CLOCKSOURCE" != tsc ] && echo " CLOCKSOURCE=$CLOCKSOURCE")${ONLY:+ ONLY=$ONLY}"
+	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")${PULLWAIT:+ PULLWAIT=$PULLWAIT}$([ "$CLOCKSOURCE" != tsc ] && echo " CLOCKSOURCE=$CLOCKSOURCE")$([ "$LOCKSTAT" = 1 ] && echo " LOCKSTAT=1")${ONLY:+ ONLY=$ONLY}"
 	echo "compared: $scheds"
 } >"$out/host.txt"
 

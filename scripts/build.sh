@@ -14,6 +14,7 @@ frags=("$REPO/configs/qemu.config")
 [ "$KCSAN" = 1 ] && frags+=("$REPO/configs/kcsan.config")
 [ "$EXT" = 1 ] && frags+=("$REPO/configs/ext.config")
 [ "$RT" = 1 ] && frags+=("$REPO/configs/rt.config")
+[ "$LOCKSTAT" = 1 ] && frags+=("$REPO/configs/lockstat.config")
 
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
 

@@ -16,6 +16,7 @@ KASAN=${KASAN:-0}
 KCSAN=${KCSAN:-0}
 EXT=${EXT:-0}
 RT=${RT:-0}
+LOCKSTAT=${LOCKSTAT:-0}
 SOAK=${SOAK:-0}
 export QUILT_PATCHES=$REPO/patches
 export QUILT_SERIES=$REPO/series
@@ -49,6 +50,7 @@ check_knobs() {
 	[ "$KASAN$KCSAN" != 11 ] || die "KASAN=1 and KCSAN=1 do not go together (the kernel builds one sanitizer of the two)"
 	case "$EXT" in 0 | 1) ;; *) die "EXT='$EXT' must be 0 or 1" ;; esac
 	case "$RT" in 0 | 1) ;; *) die "RT='$RT' must be 0 or 1" ;; esac
+	case "$LOCKSTAT" in 0 | 1) ;; *) die "LOCKSTAT='$LOCKSTAT' must be 0 or 1" ;; esac
 	case "$SOAK" in
 	'' | *[!0-9]*) die "SOAK='$SOAK' is not a number of minutes (use 0..1440)" ;;
 	esac
@@ -101,6 +103,7 @@ build_dir() {
 	tag=$(ksrc_tag)
 	[ "$EXT" = 1 ] && tag=-ext$tag
 	[ "$RT" = 1 ] && tag=-rt$tag
+	[ "$LOCKSTAT" = 1 ] && tag=-lockstat$tag
 	echo "$KWORK/build/$(flavour)$tag"
 }
 

@@ -37,6 +37,7 @@ export WORK=$T/work
 expect_fail "SMP=0 is refused" "SMP=0 is out of range" env SMP=0 bash "$REPO/scripts/build.sh"
 expect_fail "SMP=abc is refused" "SMP='abc' is not a number" env SMP=abc bash "$REPO/scripts/build.sh"
 expect_fail "DEBUG=yes is refused" "DEBUG='yes' must be 0 or 1" env DEBUG=yes bash "$REPO/scripts/build.sh"
+expect_fail "LOCKSTAT=2 is refused" "LOCKSTAT='2' must be 0 or 1" env LOCKSTAT=2 bash "$REPO/scripts/build.sh"
 expect_fail "SOAK=abc is refused" "SOAK='abc' is not a number" env SOAK=abc bash "$REPO/scripts/build.sh"
 expect_fail "SOAK=2000 is refused" "SOAK=2000 is out of range" env SOAK=2000 bash "$REPO/scripts/build.sh"
 expect_fail "SEED=-3 is refused" "SEED='-3' is not a number" env SEED=-3 bash "$REPO/scripts/build.sh"
@@ -328,6 +329,20 @@ p1=$(python3 "$REPO/scripts/benchlist.py" plan b_pipe,b_latency) &&
 	! python3 "$REPO/scripts/benchlist.py" plan b_nope 2>/dev/null &&
 	[ "$(echo "$p1" | awk '{print $1}' | paste -sd, -)" = b_latency,b_pipe ]
 ok $? "bench's plan keeps ONLY's benchmarks and refuses an unknown name"
+# lk_rq (bench/counts.sh) reads the rq lock classes of /proc/lock_stat:
+# the lock alone or first, and /1, the second of a pair; other classes and
+# the contention-point lines (no colon) do not count; no file, six nulls.
+{
+	printf '%40s:%14lu %14lu %14s %14s %14s %14s %14lu %14lu %14s %14s %14s %14s\n' \
+		'&rq->__lock' 5 7 0.10 2.00 3.00 0.43 40 100 0.05 9.50 120.00 1.20 \
+		'&rq->__lock/1' 1 2 0.10 1.00 1.50 0.75 9 10 0.20 4.25 12.50 1.25 \
+		'&p->pi_lock' 9 99 0.10 99.00 99.00 1.00 99 999 0.20 99.00 999.00 1.00
+	printf '%40s %14lu %29s %s\n' '&rq->__lock' 3 '[<0>]' 'pick_next_task+0x1/0x2'
+} >"$T/lock_stat"
+lk=$(LOCK_STAT_FILE="$T/lock_stat" sh -c ". '$REPO/bench/counts.sh' 2>/dev/null; lk_rq") &&
+	lk0=$(LOCK_STAT_FILE="$T/nonexistent" sh -c ". '$REPO/bench/counts.sh' 2>/dev/null; lk_rq")
+[ "$lk" = "100 7 1.20 9.50 4.25 1.25" ] && [ "$lk0" = "null null null null null null" ]
+ok $? "bench's lk_rq reads the rq locks of /proc/lock_stat, nulls without it (got '$lk', '$lk0')"
 # The summary (scripts/summary.py): one JSON file per run that check.sh,
 # bench.sh and .ci/run add up. Parts add up, a part added again replaces
 # the first, skips are counted apart.
