@@ -44,14 +44,14 @@ blk_count() { ev_count $B sched_switch; }
 # &rq->__lock/1, the second lock of a pair (double_lock_balance() at a
 # pull, double_rq_lock() at a migration).
 L=${LOCK_STAT_FILE:-/proc/lock_stat}
-lk_start() { [ -w $L ] && echo 0 >$L; }
+lk_start() { [ -w "$L" ] && echo 0 >"$L"; }
 lk_rq() {
-	if [ ! -r $L ]; then
+	if [ ! -r "$L" ]; then
 		echo null null null null null null
 		return
 	fi
 	awk '$1 == "&rq->__lock:" { a += $9; c += $3; t += $12; if ($11 > m) m = $11 }
 	     $1 == "&rq->__lock/1:" { a1 += $9; t1 += $12; if ($11 > m1) m1 = $11 }
 	     END { printf "%d %d %.2f %.2f %.2f %.2f\n", a, c, a ? t / a : 0, m,
-		   m1, a1 ? t1 / a1 : 0 }' $L
+		   m1, a1 ? t1 / a1 : 0 }' "$L"
 }
