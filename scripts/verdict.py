@@ -19,9 +19,15 @@ failure elsewhere: on a VDS boot every planned test applies. Any kernel warning,
 UBSAN report, RCU stall, lockup or hung task in the console log fails the
 "guest log clean" point, quoting the line; a KCSAN report fails it only if
 it names VDS code (see kcsan_split()).
+
+A test the guest killed at its timeout left a hang record in the boot's
+share ("@@VDS-HANG name record=hang-name.txt" in the results; the share is
+RESULTS' folder, NAME.share, next to NAME.results): its failure names the
+record's path, and its JSON entry has it as "hang_record".
 """
 import argparse
 import json
+import os
 import re
 import sys
 
@@ -76,6 +82,22 @@ def kcsan_split(con):
     return keep, other
 
 
+# What guest-init.sh's run_test names a hang record.
+RECORD = re.compile(r"^hang-[A-Za-z0-9._-]+\.txt$")
+
+
+def share_dir(results, name):
+    """The boot's 9p share: NAME.share beside NAME.results."""
+    if results.endswith(".results"):
+        return results[:-len(".results")] + ".share"
+    return os.path.join(os.path.dirname(results), name + ".share")
+
+
+def hang_note(path, what="killed at its timeout"):
+    """A failure reason naming a hang record."""
+    return f"{what}; hang record: {path}" + ("" if os.path.exists(path) else " (not found)")
+
+
 def main():
     ap = argparse.ArgumentParser(description="Read back one guest boot.")
     ap.add_argument("--json", metavar="FILE", help="also write the result as JSON")
@@ -108,9 +130,17 @@ def main():
             order.append(cur)
             tests[cur] = {"pass": 0, "fail": 0, "skip": 0, "plan": None,
                           "rc": None, "secs": "?", "bad": [], "diag": []}
+        elif l.startswith("@@VDS-HANG ") and cur:
+            # The guest's watchdog wrote a hang record before the kill.
+            f = l.split()
+            rec = f[2].partition("=")[2] if len(f) > 2 and f[2].startswith("record=") else ""
+            if f[1] == cur and RECORD.match(rec):
+                tests[cur]["hang"] = os.path.join(share_dir(results, name), rec)
         elif l.startswith("@@VDS-TEST-RETRY ") and cur:
             # A "retry" test failed once: its second attempt counts.
             first = tests[cur]["bad"] or [f"exited with {l.split()[-1]}"]
+            if tests[cur].get("hang"):
+                first = [hang_note(tests[cur]["hang"])] + tests[cur]["bad"]
             tests[cur] = {"pass": 0, "fail": 0, "skip": 0, "plan": None,
                           "rc": None, "secs": "?", "bad": [], "diag": [],
                           "retried": first}
@@ -171,11 +201,17 @@ def main():
             print(f"  FAIL {tn}: {reason}")
             continue
         problems = list(t["bad"])
+        hang = t.get("hang")
         if t["rc"] is None:
             problems.append("did not finish (guest hung or timed out)")
         elif t["rc"] != "0" and not t["fail"]:
-            problems.append(f"exited with status {t['rc']}" +
+            problems.append(hang_note(hang) if hang and t["rc"] == "137" else
+                            f"exited with status {t['rc']}" +
                             (" (killed by the test timeout)" if t["rc"] == "137" else ""))
+        elif hang and not t["fail"]:
+            # It ended on its own while the guest wrote its record: past
+            # its timeout all the same.
+            problems.append(hang_note(hang, "ran past its timeout (ended while its record was written)"))
         n = t["pass"] + t["fail"] + t["skip"]
         if t["plan"] is not None and n < t["plan"] and t["rc"] is not None:
             problems.append(f"planned {t['plan']} checks, reported {n}")
@@ -187,6 +223,9 @@ def main():
         if t["skip"] and not t["pass"] and not t["fail"]:
             problems.append(f"every point skipped ({t['skip']}): nothing was asserted")
         extra = len(problems) - len(t["bad"])
+        if hang and not any(hang in p for p in problems):
+            # Named beside the failures already counted, not counted again.
+            problems.append(hang_note(hang))
         passed += t["pass"]
         failed += t["fail"] + (1 if extra > 0 else 0)
         skipped += t["skip"]
@@ -196,6 +235,8 @@ def main():
             rec["reason"] = problems
         if t.get("retried"):
             rec["retried"] = t["retried"][:3]
+        if t.get("hang"):
+            rec["hang_record"] = t["hang"]
         out["tests"].append(rec)
         status = "FAIL" if problems else "ok  "
         skip = f", {t['skip']} skipped" if t["skip"] else ""

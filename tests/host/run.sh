@@ -244,6 +244,59 @@ vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nnot ok 1 - slow\n@@VDS-TEST-RETRY
 grep -q 'case " $flags " in \*" retry "\*)' "$REPO/scripts/guest-init.sh" &&
 	[ "$(awk '/ retry( |$)/' "$REPO/tests/list" | wc -l)" -ge 1 ]
 ok $? "guest-init.sh retries the tests tests/list flags \"retry\""
+# A hung test explains itself: the guest's run_test writes a hang record
+# into the boot's share (NAME.share beside NAME.results) before the kill,
+# and its failure names the record; a first attempt's record is named
+# among a retried test's first failures. A record name that is not one
+# of run_test's is ignored.
+hb=$T/hang
+mkdir -p "$hb/vds-smp4.share"
+cp "$REPO/tests/host/fixtures/hang.results" "$hb/vds-smp4.results"
+echo "hang record" >"$hb/vds-smp4.share/hang-cgroup_max.txt"
+echo "hang record" >"$hb/vds-smp4.share/hang-vds_sync.txt"
+out=$(python3 "$REPO/scripts/verdict.py" --json "$hb/v.json" vds-smp4 "$hb/vds-smp4.results" \
+	"$REPO/tests/host/fixtures/hang.console" cgroup_max,hackbench.sh,vds_sync)
+[ "$(echo "$out" | tail -n1)" = "6 1" ] &&
+	echo "$out" | grep -qxF "       killed at its timeout; hang record: $hb/vds-smp4.share/hang-cgroup_max.txt" &&
+	echo "$out" | grep -qxF "       retried, the first attempt failed: killed at its timeout; hang record: $hb/vds-smp4.share/hang-vds_sync.txt" &&
+	echo "$out" | grep -q '^  ok   guest log of vds-smp4 is clean' &&
+	python3 - "$hb/v.json" "$hb/vds-smp4.share" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+c, h, v = b["tests"]
+assert (c["name"], c["status"], c["failed"]) == ("cgroup_max", "FAIL", 1), c
+assert c["hang_record"] == sys.argv[2] + "/hang-cgroup_max.txt", c
+assert c["reason"][0] == "killed at its timeout; hang record: " + c["hang_record"], c
+assert "hang_record" not in h and (v["status"], v["failed"]) == ("ok", 0), (h, v)
+assert v["retried"] == ["killed at its timeout; hang record: " + sys.argv[2] + "/hang-vds_sync.txt"], v
+PY
+ok $? "a hung test's failure names its hang record in the boot's share, in the text and the JSON"
+vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\n@@VDS-HANG t record=../../x.txt\n@@VDS-TEST-END t rc=137 secs=9\n@@VDS-DONE\n' \
+	"1 1" 'exited with status 137 (killed by the test timeout)' "a @@VDS-HANG line naming no record of run_test's is ignored"
+# run_test itself, from guest-init.sh, under busybox sh on this host (no
+# sysrq, no kernel log): at the timeout a test's tree (a shell with
+# children) is recorded thread by thread, killed to the last task, and the
+# status is timeout -s KILL's.
+if command -v busybox >/dev/null; then
+	gd=$T/guest
+	mkdir -p "$gd/bin" "$gd/share"
+	printf '#!/bin/sh\necho 1..1\nsleep 97 &\n(sleep 98; :) &\nsleep 99\n' >"$gd/bin/stuck.sh"
+	chmod +x "$gd/bin/stuck.sh"
+	sed -n '/^# >>> hang functions/,/^# <<< hang functions/p' "$REPO/scripts/guest-init.sh" >"$gd/f.sh"
+	(cd "$gd" && busybox sh -c '. ./f.sh; hang_dir=$PWD/share hang_sysrq=0 dir=$PWD/bin out=$PWD/out
+		run_test stuck.sh 2 hang-stuck.sh.txt; echo "rc=$?" >rc') >/dev/null 2>&1
+	rec=$gd/share/hang-stuck.sh.txt
+	# The tree's tasks still alive (a zombie is dead).
+	left=$(sed -n 's/^task \([0-9]*\) .*/\1/p' "$rec" 2>/dev/null | while read -r p; do
+		s=$(cat "/proc/$p/stat" 2>/dev/null) && [ "$(echo "${s##*) }" | cut -d' ' -f1)" != Z ] && printf '%s ' "$p"; done)
+	[ "$(cat "$gd/rc" 2>/dev/null)" = rc=137 ] && grep -qx '@@VDS-HANG stuck.sh record=hang-stuck.sh.txt' "$gd/out" &&
+		[ "$(grep -c '^task [0-9]* (parent [0-9]*): ' "$rec")" = 5 ] &&
+		grep -q '^  thread [0-9]* (sleep): state S (sleeping), cpu [0-9]*, wchan ' "$rec" &&
+		grep -qx '== end of the record' "$rec" && [ -z "$left" ]
+	ok $? "guest-init.sh's run_test records a test's tree at its timeout, kills it all, returns 137${left:+ (left: $left)}"
+else
+	echo "# guest-init.sh's run_test is tested under busybox sh: install busybox-static ('make deps')" >&2
+fi
 # A test whose every point skipped fails; one with a skip beside a pass does not.
 vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP needs 8 CPUs\nok 2 # SKIP needs 8 CPUs\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' \
 	"1 1" 'every point skipped (2): nothing was asserted' "a test whose every point skipped fails"
