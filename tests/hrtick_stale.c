@@ -12,7 +12,8 @@
  * runs 0.3 ms in every millisecond and so preempts a hog with an armed
  * timer a few hundred times a second. The timer:hrtimer_expire_entry
  * trace for 2 s must show hrtick expiries (the timer is in use) and none
- * that interrupted the RR task.
+ * that interrupted the RR task (after it became one: it starts as a VDS
+ * task, which the timer may tick).
  */
 #include "vds_test.h"
 #include <sys/prctl.h>
@@ -42,7 +43,9 @@ static void rr_periodic(int cpu, unsigned int ms)
 
 int main(void)
 {
-	char line[512], old_rr[16] = "";
+	char line[512], old_rr[16] = "", hist[4][512];
+	int nhist = 0, cur_rt = 0;
+	char *p;
 	long total = 0, on_rr = 0;
 	int cpu = ncpus_online() - 1, st = 0;
 	pid_t hog[2], rr;
@@ -62,6 +65,8 @@ int main(void)
 	write_file(TR "/trace", "");
 	write_file(TR "/buffer_size_kb", "4096");
 	write_file(TR "/events/timer/hrtimer_expire_entry/enable", "1");
+	/* For a failure's record: what ran before a stray expiry. */
+	write_file(TR "/events/sched/sched_switch/enable", "1");
 	write_file(TR "/tracing_on", "1");
 	rr = fork();
 	if (rr == 0)
@@ -69,6 +74,7 @@ int main(void)
 	waitpid(rr, &st, 0);
 	write_file(TR "/tracing_on", "0");
 	write_file(TR "/events/timer/hrtimer_expire_entry/enable", "0");
+	write_file(TR "/events/sched/sched_switch/enable", "0");
 	kill_wait(hog[0]);
 	kill_wait(hog[1]);
 	if (old_rr[0])
@@ -79,11 +85,29 @@ int main(void)
 
 	f = fopen(TR "/trace", "r");
 	while (f && fgets(line, sizeof(line), f)) {
+		char cpustr[16];
+
+		/* The last events on the test's CPU, printed with a stray expiry. */
+		snprintf(cpustr, sizeof(cpustr), "[%03d]", cpu);
+		if (strstr(line, cpustr)) {
+			memcpy(hist[nhist % 4], line, sizeof(line));
+			nhist++;
+		}
+		/*
+		 * Until it switches to SCHED_RR the victim is a VDS task,
+		 * for which the timer is armed rightly: count what fires
+		 * on it only after a switch to it as an RT task (prio < 100).
+		 */
+		if (strstr(line, cpustr) && (p = strstr(line, " next_prio=")))
+			cur_rt = atoi(p + 11) < 100 && strstr(line, "next_comm=" VICTIM);
 		if (!strstr(line, "function=hrtick "))
 			continue;
 		total++;
-		if (strstr(line, VICTIM "-"))
+		if (strstr(line, VICTIM "-") && cur_rt) {
 			on_rr++;
+			for (int i = nhist > 4 ? nhist - 4 : 0; on_rr <= 3 && i < nhist; i++)
+				diag("%.*s", (int)strcspn(hist[i % 4], "\n"), hist[i % 4]);
+		}
 	}
 	if (f)
 		fclose(f);
