@@ -93,8 +93,11 @@ int main(void)
 	if (n < 3)
 		tap_skip_all("needs 3 CPUs");
 	tap_plan(1);
-	/* This process reads and sleeps on CPU 0, off the CPU it measures. */
-	pin_to(0, 0);
+	/*
+	 * This process reads and sleeps on a CPU of its own (CPU 2 of 4),
+	 * off the CPU it measures and away from the hogs on CPUs 0-1.
+	 */
+	pin_to(0, n - 2);
 	diag("CPU %d is %sa nohz_full CPU", cpu, nohz ? "" : "not ");
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
