@@ -112,19 +112,6 @@ static int cg_add(const char *procs, pid_t pid)
 	return write_file(procs, v);
 }
 
-/* Is "cpu" (not "cpuset") among the root's subtree controllers? */
-static int cpu_in_subtree(void)
-{
-	char buf[256], *tok, *save;
-
-	if (read_file(CG "/cgroup.subtree_control", buf, sizeof(buf)))
-		return 0;
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		if (!strcmp(tok, "cpu"))
-			return 1;
-	return 0;
-}
-
 /*
  * The group of part A, with the cpu controller: 0, or -errno and in
  * @why what failed. Only a controller that cannot be enabled is a skip.
@@ -133,7 +120,7 @@ static int setup_group(char *why, size_t len)
 {
 	int r;
 
-	if (!cpu_in_subtree()) {
+	if (!cg_root_has_cpu()) {
 		r = write_file(CG "/cgroup.subtree_control", "+cpu");
 		if (r) {
 			snprintf(why, len, "cgroup v2 cpu controller cannot be enabled (%s)",

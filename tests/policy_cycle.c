@@ -140,29 +140,6 @@ static void remove_groups(void)
 		cpu_enabled = 0;
 }
 
-static void scx_read(const char *file, char *buf, size_t len)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), SCX "/%s", file);
-	if (read_file(path, buf, len))
-		snprintf(buf, len, "(unreadable)");
-}
-
-static int wait_state(const char *want, int timeout_ms)
-{
-	uint64_t end = now_ns() + timeout_ms * 1000000ull;
-	char buf[64];
-
-	do {
-		scx_read("state", buf, sizeof(buf));
-		if (!strcmp(buf, want))
-			return 1;
-		sleep_ms(50);
-	} while (now_ns() < end);
-	return 0;
-}
-
 /* SIGINT, up to @ms for it to exit, then SIGKILL: 1 if it exited 0. */
 static int stop_scx(int ms)
 {
@@ -215,7 +192,7 @@ static void cleanup(void)
 		kill(h_pid, SIGKILL);
 	if (scx_pid > 0) {
 		stop_scx(5000);
-		wait_state("disabled", 5000);
+		scx_wait_state("disabled", 5000);
 	}
 	kill_tasks();
 	remove_groups();
@@ -497,19 +474,6 @@ static void run_case(enum kind k)
 	       ok ? first : "");
 }
 
-/* Is "cpu" (not "cpuset") among the root's subtree controllers? */
-static int cpu_in_subtree(void)
-{
-	char buf[256], *tok, *save;
-
-	if (read_file(CG "/cgroup.subtree_control", buf, sizeof(buf)))
-		return 0;
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		if (!strcmp(tok, "cpu"))
-			return 1;
-	return 0;
-}
-
 static int make_group(const char *path)
 {
 	char f[128];
@@ -529,7 +493,7 @@ static void cgroup_case(void)
 		tap_skip("%s: no cgroup v2 at " CG, kind_name[K_CGROUP]);
 		return;
 	}
-	if (!cpu_in_subtree()) {
+	if (!cg_root_has_cpu()) {
 		r = write_file(CG "/cgroup.subtree_control", "+cpu");
 		if (r) {
 			tap_skip("%s: the cgroup v2 cpu controller cannot be enabled (%s)",
@@ -582,7 +546,7 @@ static void ext_case(void)
 			 kind_name[K_EXT]);
 		return;
 	}
-	if (!wait_state("disabled", 5000)) {
+	if (!scx_wait_state("disabled", 5000)) {
 		scx_read("state", st, sizeof(st));
 		tap_ok(0, "%s: a BPF scheduler is already loaded (state %s)", kind_name[K_EXT], st);
 		return;
@@ -594,7 +558,7 @@ static void ext_case(void)
 		tap_ok(0, "%s: fork: %s", kind_name[K_EXT], strerror(errno));
 		return;
 	}
-	ok = wait_state("enabled", LOAD_WAIT_MS);
+	ok = scx_wait_state("enabled", LOAD_WAIT_MS);
 	scx_read("root/ops", ops, sizeof(ops));
 	scx_read("switch_all", all, sizeof(all));
 	diag("scx_qmap -p: %s after %llu ms (ops %s, switch_all %s)",
@@ -607,7 +571,7 @@ static void ext_case(void)
 	} else {
 		run_case(K_EXT);
 	}
-	ok = stop_scx(20000) && wait_state("disabled", 20000);
+	ok = stop_scx(20000) && scx_wait_state("disabled", 20000);
 	if (!ok) {
 		scx_read("state", st, sizeof(st));
 		diag("scx_qmap did not unload cleanly (state %s)", st);

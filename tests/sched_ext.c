@@ -53,29 +53,6 @@ static long vds_tasks(void)
 	return n;
 }
 
-static void scx_read(const char *file, char *buf, size_t len)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), SCX "/%s", file);
-	if (read_file(path, buf, len))
-		snprintf(buf, len, "(unreadable)");
-}
-
-static int wait_state(const char *want, int timeout_ms)
-{
-	char buf[64];
-	uint64_t end = now_ns() + timeout_ms * 1000000ull;
-
-	do {
-		scx_read("state", buf, sizeof(buf));
-		if (!strcmp(buf, want))
-			return 1;
-		sleep_ms(50);
-	} while (now_ns() < end);
-	return 0;
-}
-
 /*
  * A watchdog at SCHED_FIFO: if a load or unload leaves normal tasks without
  * CPU (this test among them), it still runs. It reports what it sees (the
@@ -451,7 +428,7 @@ int main(void)
 		watch_arm(120, "cycle %d: loading scx_simple", cy);
 		t0 = now_ns();
 		scx = start_scx("scx_simple", NULL);
-		ok = wait_state("enabled", 90000);
+		ok = scx_wait_state("enabled", 90000);
 		watch_disarm();
 		diag("cycle %d: scx_simple %s after %llu ms, %ld ms of CPU its own", cy,
 		     ok ? "enabled" : "not enabled", (unsigned long long)((now_ns() - t0) / 1000000),
@@ -485,7 +462,7 @@ int main(void)
 		t0 = now_ns();
 		ok = stop_scx(scx);
 		tap_ok(ok, "cycle %d: scx_simple exits 0 on SIGINT", cy);
-		ok = wait_state("disabled", 20000);
+		ok = scx_wait_state("disabled", 20000);
 		watch_disarm();
 		diag("cycle %d: unloaded in %llu ms", cy, (unsigned long long)((now_ns() - t0) / 1000000));
 		scx_read("state", buf, sizeof(buf));
@@ -519,7 +496,7 @@ int main(void)
 			kill(hl[i], SIGSTOP);
 		watch_arm(120, "partial: loading scx_qmap -p");
 		scx = start_scx("scx_qmap", "-p");
-		ok = wait_state("enabled", 90000);
+		ok = scx_wait_state("enabled", 90000);
 		watch_disarm();
 		scx_read("root/ops", buf, sizeof(buf));
 		scx_read("switch_all", buf2, sizeof(buf2));
@@ -547,7 +524,7 @@ int main(void)
 		all_progress(hogs, k, "partial, scx_qmap -p");
 		pinned_ext(ext_hog, hogs[0]);
 		watch_arm(60, "partial: unloading scx_qmap");
-		ok = stop_scx(scx) && wait_state("disabled", 20000);
+		ok = stop_scx(scx) && scx_wait_state("disabled", 20000);
 		watch_disarm();
 		tap_ok(ok && log_has("scx_qmap", "unregistered from user space"),
 		       "partial: scx_qmap unloads because user space asked");

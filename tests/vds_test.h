@@ -495,4 +495,42 @@ static uint64_t p99_excess(const uint64_t *a, const uint64_t *b, int n)
 	return k ? p99_of(d, k) : NO_SAMPLE;
 }
 
+/* Is "cpu" (not "cpuset") among the cgroup v2 root's subtree controllers? */
+static int cg_root_has_cpu(void)
+{
+	char buf[256], *tok, *save;
+
+	if (read_file("/sys/fs/cgroup/cgroup.subtree_control", buf, sizeof(buf)))
+		return 0;
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (!strcmp(tok, "cpu"))
+			return 1;
+	return 0;
+}
+
+/* A file of /sys/kernel/sched_ext, "(unreadable)" if it cannot be read. */
+static void scx_read(const char *file, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/sched_ext/%s", file);
+	if (read_file(path, buf, len))
+		snprintf(buf, len, "(unreadable)");
+}
+
+/* Wait up to @timeout_ms for sched_ext's state to read @want: 1 if so. */
+static int scx_wait_state(const char *want, int timeout_ms)
+{
+	uint64_t end = now_ns() + timeout_ms * 1000000ull;
+	char buf[64];
+
+	do {
+		scx_read("state", buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			return 1;
+		sleep_ms(50);
+	} while (now_ns() < end);
+	return 0;
+}
+
 #endif
