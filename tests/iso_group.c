@@ -171,23 +171,6 @@ static pid_t main_pid, s_pid, h_pid, au_pid, mk_pid;
 static int cpu, made_grp, cpu_enabled, have_cg;
 static char old_autogroup[16], old_iso[16];
 
-/* uid and gid 65534, no supplementary groups: 0 or -errno. */
-static int drop_privileges(void)
-{
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
-		return -errno;
-	return 0;
-}
-
-/* Die with the test (set after the uid change, which clears it). */
-static void die_with_parent(void)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != main_pid)
-		_exit(0);
-}
-
 /* Kill S and H, then reap them: neither waits behind the other to die. */
 static void kill_tasks(void)
 {
@@ -233,15 +216,10 @@ static void kill_audio(void)
 /* The groups, once S and H are reaped (a moment later if they are busy). */
 static void remove_groups(void)
 {
-	static const char *const g[2] = { CG "/" GRP_A, CG "/" GRP_B };
-	int i, k;
-
-	for (i = 0; made_grp && i < 2; i++)
-		for (k = 0; k < 10; k++) {
-			if (!rmdir(g[i]) || errno == ENOENT)
-				break;
-			usleep(10000);
-		}
+	if (made_grp) {
+		cg_rmdir_retry(CG "/" GRP_A);
+		cg_rmdir_retry(CG "/" GRP_B);
+	}
 	made_grp = 0;
 }
 
@@ -302,7 +280,7 @@ static int setup_child(int iso, const char *procs, volatile int *step)
 	if (setrlimit(RLIMIT_RTPRIO, &rl))
 		return -errno;
 	*step = ST_UID;
-	r = drop_privileges();
+	r = drop_to_nobody();
 	if (r)
 		return r;
 	*step = ST_FIFO;
@@ -325,7 +303,7 @@ static pid_t spawn_task(int iso, const char *procs)
 		ctl->ready[i] = r ? r : 1;
 		if (r)
 			_exit(1);
-		die_with_parent();
+		die_with_parent(main_pid);
 		for (;;)
 			x++;
 	}
@@ -376,7 +354,7 @@ static int au_setup(int i)
 	char v[16];
 	int r;
 
-	die_with_parent();
+	die_with_parent(main_pid);
 	au->step[i] = AS_CGROUP;
 	snprintf(v, sizeof(v), "%d", getpid());
 	if (have_cg) {

@@ -90,23 +90,6 @@ static struct ctl *ctl;
 static pid_t main_pid, s_pid, h_pid, f_pid, scx_pid;
 static int cpu, made_grp, cpu_enabled;
 
-/* uid and gid 65534, no supplementary groups: 0 or -errno. */
-static int drop_privileges(void)
-{
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
-		return -errno;
-	return 0;
-}
-
-/* Die with the test (set after the uid change, which clears it). */
-static void die_with_parent(void)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != main_pid)
-		_exit(0);
-}
-
 /* Kill S, H and F, then reap them: none waits behind another to die. */
 static void kill_tasks(void)
 {
@@ -126,15 +109,10 @@ static void kill_tasks(void)
 /* The groups, once S is reaped (a moment later if they are busy). */
 static void remove_groups(void)
 {
-	static const char *const g[2] = { CG "/" GRP_A, CG "/" GRP_B };
-	int i, k;
-
-	for (i = 0; made_grp && i < 2; i++)
-		for (k = 0; k < 10; k++) {
-			if (!rmdir(g[i]) || errno == ENOENT)
-				break;
-			usleep(10000);
-		}
+	if (made_grp) {
+		cg_rmdir_retry(CG "/" GRP_A);
+		cg_rmdir_retry(CG "/" GRP_B);
+	}
 	made_grp = 0;
 	if (cpu_enabled && !write_file(CG "/cgroup.subtree_control", "-cpu"))
 		cpu_enabled = 0;
@@ -225,11 +203,11 @@ static pid_t spawn_task(volatile int *ready, int unpriv)
 		    (unpriv && setrlimit(RLIMIT_NICE, &rl)))
 			r = -errno;
 		if (!r && unpriv)
-			r = drop_privileges();
+			r = drop_to_nobody();
 		*ready = r ? r : 1;
 		if (r)
 			_exit(1);
-		die_with_parent();
+		die_with_parent(main_pid);
 		for (;;)
 			x++;
 	}
@@ -294,12 +272,12 @@ static pid_t spawn_flipper(enum kind k)
 			if (fd[0] < 0 || fd[1] < 0)
 				r = -errno;
 		} else {
-			r = drop_privileges();
+			r = drop_to_nobody();
 		}
 		ctl->f_ready = r ? r : 1;
 		if (r)
 			_exit(1);
-		die_with_parent();
+		die_with_parent(main_pid);
 		while (!ctl->stop) {
 			r = flip(k, away, fd);
 			if (r) {

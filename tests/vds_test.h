@@ -9,6 +9,7 @@
 #define VDS_TEST_H
 
 #include "tap.h"
+#include <sys/prctl.h>
 
 /* The policy numbers VDS adds (include/uapi/linux/sched.h with the series). */
 #ifndef SCHED_ISO
@@ -493,6 +494,39 @@ static uint64_t p99_excess(const uint64_t *a, const uint64_t *b, int n)
 		d[k++] = a[i] > b[i] ? a[i] - b[i] : 0;
 	}
 	return k ? p99_of(d, k) : NO_SAMPLE;
+}
+
+/* uid and gid 65534 (nobody), no supplementary groups: 0 or -errno. */
+static int drop_to_nobody(void)
+{
+	/* The system call: <grp.h> would clash with the benchmarks' names. */
+	if (syscall(SYS_setgroups, 0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return -errno;
+	return 0;
+}
+
+/*
+ * A child dies with the test @main_pid (set it after a uid change, which
+ * clears it); if the test is already gone, at once.
+ */
+static void die_with_parent(pid_t main_pid)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != main_pid)
+		_exit(0);
+}
+
+/* Remove cgroup @path, retrying for 100 ms while its last tasks exit. */
+static void cg_rmdir_retry(const char *path)
+{
+	int k;
+
+	for (k = 0; k < 10; k++) {
+		if (!rmdir(path) || errno == ENOENT)
+			return;
+		usleep(10000);
+	}
 }
 
 /* Is "cpu" (not "cpuset") among the cgroup v2 root's subtree controllers? */
