@@ -16,7 +16,9 @@
  * /proc/<tid>/sched), both over the measured seconds, and of those the
  * tasks VDS pulled at a pick, "pulls_per_req", and the pulls by a CPU that
  * had nothing to run, "idle_pulls_per_req" (sched/vds/state; null under
- * EEVDF)}   b_schbench [seconds]
+ * EEVDF), and the machine's user, system (with irq and softirq) and idle
+ * CPU time per request from /proc/stat, "user_us_per_req",
+ * "sys_us_per_req", "idle_us_per_req"}   b_schbench [seconds]
  *
  * vds-bench: timeout 120
  * vds-metric: schbench *_us lower
@@ -140,6 +142,29 @@ static double ctxt_now(void)
 	return v;
 }
 
+/*
+ * The machine's CPU time so far from /proc/stat's "cpu" line, in ms: [0]
+ * user and nice, [1] system, irq and softirq, [2] idle and iowait; -1 in
+ * [0] if unknown.
+ */
+static void cpu_times(double v[3])
+{
+	unsigned long long u, n, s, i, w, q, sq;
+	double ms = 1000.0 / sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+
+	v[0] = -1;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &u, &n, &s, &i,
+		   &w, &q, &sq) == 7) {
+		v[0] = (u + n) * ms;
+		v[1] = (s + q + sq) * ms;
+		v[2] = (i + w) * ms;
+	}
+	fclose(f);
+}
+
 /* Migrations of this process's threads so far, -1 if unknown. */
 static double migrations_now(void)
 {
@@ -207,7 +232,7 @@ int main(int argc, char **argv)
 	static struct group grp[MSG_THREADS];
 	pthread_t mt[MSG_THREADS], *wt = calloc(MSG_THREADS * nw, sizeof(pthread_t));
 	uint64_t *wake, *reql, t0, t1;
-	double c0, c1, m0, m1, p0, p1, i0, i1;
+	double c0, c1, m0, m1, p0, p1, i0, i1, ct0[3], ct1[3];
 	long n = 0, reqs;
 
 	for (int g = 0; g < MSG_THREADS; g++) {
@@ -231,6 +256,7 @@ int main(int argc, char **argv)
 	m0 = migrations_now();
 	p0 = vds_count("pulls");
 	i0 = vds_count("idle_pulls");
+	cpu_times(ct0);
 	t0 = now_ns();
 	atomic_store(&measuring, 1);
 	sleep_ms(secs * 1000);
@@ -240,6 +266,7 @@ int main(int argc, char **argv)
 	m1 = migrations_now();
 	p1 = vds_count("pulls");
 	i1 = vds_count("idle_pulls");
+	cpu_times(ct1);
 	reqs = atomic_load(&completed);
 	atomic_store(&stop, 1);
 	/* Workers quit without completing: wake the message threads ourselves. */
@@ -265,6 +292,10 @@ int main(int argc, char **argv)
 	print_per_req("migr_per_req", m0, m1, reqs);
 	print_per_req("pulls_per_req", p0, p1, reqs);
 	print_per_req("idle_pulls_per_req", i0, i1, reqs);
+	/* CPU time per request, in us (the counts are in ms). */
+	print_per_req("user_us_per_req", ct0[0] * 1000, ct1[0] * 1000, ct0[0] < 0 ? -1 : reqs);
+	print_per_req("sys_us_per_req", ct0[1] * 1000, ct1[1] * 1000, ct0[0] < 0 ? -1 : reqs);
+	print_per_req("idle_us_per_req", ct0[2] * 1000, ct1[2] * 1000, ct0[0] < 0 ? -1 : reqs);
 	print_stats("wake_", lat_stats(wake, n));
 	print_stats("req_", lat_stats(reql, n));
 	printf("}\n");
