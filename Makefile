@@ -1,10 +1,11 @@
-# VDS - Virtual Deadline Scheduler for Linux 6.12
+# VDS - Virtual Deadline Scheduler for Linux (kernels/default: 6.12)
 #
-#   make          get the 6.12 source, apply the series, build, boot it in QEMU
+#   make          get the kernel source, apply the series, build, boot it in QEMU
 #   make check    the same build, then the in-guest test suite
 #
 # Knobs (make VAR=value): SMP=4 vCPUs, DEBUG=1 debug kernel, KASAN=1, KCSAN=1,
-# KSRC=/path/to/linux-6.12 your own tree, ONLY=test1,test2, WORK=folder.
+# KSRC=/path/to/linux your own tree, ONLY=test1,test2, WORK=folder,
+# KVER=6.12 the kernel (one of kernels/*.conf; default: kernels/default).
 #
 #   make deb        a full kernel with VDS as Debian packages
 #   make deb-check  compile kernel/sched/ and init/ with Debian's full config

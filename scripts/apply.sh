@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Apply the VDS series to a Linux 6.12 tree you already have.
+# Apply the VDS series to a Linux tree you already have: the series for the
+# tree's own version (kernels/<VERSION.PATCHLEVEL>.conf; KVER= is not needed).
 #
-#   scripts/apply.sh [--check] /path/to/linux-6.12.y
+#   scripts/apply.sh [--check] /path/to/linux
 #
 # The whole series is first tried on a scratch copy of the files it touches;
 # the tree is changed only when every patch applies without fuzz. With quilt
@@ -11,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	echo "usage: scripts/apply.sh [--check] /path/to/linux-6.12.y" >&2
+	echo "usage: scripts/apply.sh [--check] /path/to/linux" >&2
 	exit 2
 }
 
@@ -28,14 +29,16 @@ tree=$1
 
 [ -d "$tree" ] || die "$tree does not exist or is not a directory"
 tree=$(cd "$tree" && pwd)
-is_612_tree "$tree" ||
-	die "$tree is not a Linux 6.12 source tree (need Makefile with VERSION = 6, PATCHLEVEL = 12 and kernel/sched/core.c)"
+tv=$(tree_version "$tree") ||
+	die "$tree is not a Linux source tree (need Makefile with VERSION, PATCHLEVEL and kernel/sched/core.c)"
+load_kernel "$tv" ||
+	die "$tree is Linux $tv; VDS has a series for $(kernel_versions) only"
 [ "$tree" != "$REPO" ] || die "$tree is this repository, not a kernel tree"
 command -v patch >/dev/null || die "patch(1) is missing (apt-get install patch)"
 
 patches=()
 while read -r p; do
-	[ -f "$REPO/patches/$p" ] || die "series names patches/$p, which does not exist"
+	[ -f "$PATCHES/$p" ] || die "$KV_SERIES names $KV_PATCHES/$p, which does not exist"
 	patches+=("$p")
 done < <(series_patches)
 [ ${#patches[@]} -gt 0 ] || die "the series is empty"
@@ -49,12 +52,12 @@ if [ -d "$tree/.pc" ] && grep -qxF "${patches[0]}" "$tree/.pc/applied-patches" 2
 fi
 
 sublevel=$(sed -n 's/^SUBLEVEL = //p' "$tree/Makefile")
-say "apply: $tree is Linux 6.12.${sublevel:-?}; trying ${#patches[@]} patches on a scratch copy"
+say "apply: $tree is Linux $KVER.${sublevel:-?}; trying ${#patches[@]} patches on a scratch copy"
 
 # The files the series touches, as they are in the tree (new files absent).
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "${patches[@]/#/$REPO/patches/}" | sort -u)
+files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "${patches[@]/#/$PATCHES/}" | sort -u)
 for f in $files; do
 	if [ -e "$tree/$f" ]; then
 		mkdir -p "$scratch/$(dirname "$f")"
@@ -65,7 +68,7 @@ done
 # patch(1) says "patching file F" then "Hunk #N FAILED at L." for each miss.
 try_patch() {
 	local dir=$1 p=$2 out
-	if ! out=$(patch -d "$dir" -p1 -F0 -N --no-backup-if-mismatch -r - <"$REPO/patches/$p" 2>&1); then
+	if ! out=$(patch -d "$dir" -p1 -F0 -N --no-backup-if-mismatch -r - <"$PATCHES/$p" 2>&1); then
 		echo "vds: error: $p does not apply to $tree:" >&2
 		echo "$out" | awk '/^patching file/ {f=$3} /FAILED|can.t find file|malformed|Reversed/ {
 			printf "vds:   %s: %s\n", (f == "" ? "?" : f), $0 }' >&2
@@ -85,7 +88,7 @@ fi
 
 if command -v quilt >/dev/null && [ ! -d "$tree/.pc" ]; then
 	say "apply: pushing the series with quilt"
-	export QUILT_PATCHES=$REPO/patches QUILT_SERIES=$REPO/series QUILT_PC=.pc
+	export QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES QUILT_PC=.pc
 	if ! out=$(cd "$tree" && quilt --quiltrc - push -a -q --fuzz=0 2>&1); then
 		(cd "$tree" && quilt --quiltrc - pop -a -q -f >/dev/null 2>&1)
 		echo "$out" | sed 's/^/vds:   /' >&2
@@ -94,7 +97,7 @@ if command -v quilt >/dev/null && [ ! -d "$tree/.pc" ]; then
 	save_applied_series "$tree"
 	cat >&2 <<EOF
 vds: applied with quilt. To work on the patches in that tree, set
-vds:   export QUILT_PATCHES=$REPO/patches QUILT_SERIES=$REPO/series
+vds:   export QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES
 vds: and use 'quilt pop -a' to take the series off again.
 EOF
 else
@@ -103,13 +106,13 @@ else
 	for p in "${patches[@]}"; do
 		if ! try_patch "$tree" "$p"; then
 			for ((i = ${#done_list[@]} - 1; i >= 0; i--)); do
-				patch -d "$tree" -p1 -R -s --no-backup-if-mismatch <"$REPO/patches/${done_list[i]}" >/dev/null 2>&1
+				patch -d "$tree" -p1 -R -s --no-backup-if-mismatch <"$PATCHES/${done_list[i]}" >/dev/null 2>&1
 			done
 			die "the tree was restored to its state before apply.sh"
 		fi
 		done_list+=("$p")
 	done
-	echo "vds: applied with patch(1); to take it off: for p in \$(grep -v '^#' $REPO/series | tac); do patch -R -p1 < $REPO/patches/\$p; done" >&2
+	echo "vds: applied with patch(1); to take it off: for p in \$(grep -v '^#' $SERIES | tac); do patch -R -p1 < $PATCHES/\$p; done" >&2
 fi
 
 # make KSRC=<tree> (tree.sh) sees the series as already applied.

@@ -3,7 +3,7 @@
 # make deb-check: Debian's full config with VDS; builds kernel/sched/ and
 #                 init/ only, so options only that config enables get compiled.
 #
-# BASE=distro     Debian's config from linux-config-6.12 (default)
+# BASE=distro     Debian's config, from the kernel's config package (default)
 # BASE=running    the running kernel's config (/boot/config-$(uname -r))
 # BASE=defconfig  x86_64 defconfig
 # configs/desktop.config is merged on top and verified in the result.
@@ -33,8 +33,8 @@ frag=$REPO/configs/desktop.config
 base=$out/base.config
 case "$BASE" in
 distro)
-	dcfg=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
-	[ -f "$dcfg" ] || die "$dcfg is missing; run 'make deps' (package linux-config-6.12)"
+	dcfg=$KV_DISTRO_CONFIG
+	[ -f "$dcfg" ] || die "$dcfg is missing; run 'make deps' (package $KV_CONFIG_PKG)"
 	xzcat "$dcfg" >"$base.new"
 	;;
 running)
@@ -95,7 +95,7 @@ say "deb: BASE=$BASE, about $steps compile steps: roughly $est minutes on $(npro
 
 rm -f "$top"/*.deb "$top"/*.buildinfo "$top"/*.changes
 export ETA_STEPS=$steps
-# DPKG_FLAGS=-d: 6.12's debian/control asks for gcc-x86-64-linux-gnu, a
+# DPKG_FLAGS=-d: the kernel's debian/control asks for gcc-x86-64-linux-gnu, a
 # package bookworm does not have (its gcc is that compiler already).
 run_logged "$out/build.log" "deb" kmake -j"$(nproc)" LOCALVERSION=-vds DPKG_FLAGS=-d bindeb-pkg
 img=$(ls "$top"/linux-image-*-vds_*.deb 2>/dev/null | grep -v -- -dbg_ | head -n1)

@@ -5,7 +5,7 @@
 
 PKGS="quilt gcc make bc flex bison libelf-dev libssl-dev cpio ccache xz-utils
 qemu-system-x86 busybox-static rt-tests stress-ng schedtool trinity gnuplot-nox
-libc6-dev python3 kmod rsync patch dwarves dpkg-dev debhelper linux-config-6.12
+libc6-dev python3 kmod rsync patch dwarves dpkg-dev debhelper $KV_CONFIG_PKG
 clang-19 zlib1g-dev"
 
 missing=()
@@ -15,13 +15,13 @@ for p in $PKGS; do
 done
 
 # The kernel source is pinned; fall back loudly when the archive dropped it.
-src_ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
+src_ver=$(dpkg-query -W -f='${Version}' "$KV_SRC_PKG" 2>/dev/null || true)
 src_pkg=""
 if [ "$src_ver" != "$KVER_PIN" ]; then
 	if [ -n "$src_ver" ] && [ "${ALLOW_UNPINNED:-0}" = 1 ]; then
 		:
 	else
-		src_pkg="linux-source-6.12=$KVER_PIN"
+		src_pkg="$KV_SRC_PKG=$KVER_PIN"
 	fi
 fi
 
@@ -41,16 +41,16 @@ if ! apt_install "${missing[@]}" $src_pkg; then
 	say "deps: apt-get install failed, refreshing the package lists"
 	apt-get update -q >>"$WORK/apt.log" 2>&1 || true
 	if [ -n "$src_pkg" ] && ! apt-cache show "$src_pkg" >/dev/null 2>&1; then
-		newest=$(apt-cache madison linux-source-6.12 | awk '{print $3}' | sort -V | tail -n1)
-		[ -n "$newest" ] || die "no linux-source-6.12 in the archive (see $WORK/apt.log)"
+		newest=$(apt-cache madison "$KV_SRC_PKG" | awk '{print $3}' | sort -V | tail -n1)
+		[ -n "$newest" ] || die "no $KV_SRC_PKG in the archive (see $WORK/apt.log)"
 		cat >&2 <<MSG
 ###########################################################################
-# WARNING: the pinned kernel source linux-source-6.12=$KVER_PIN is gone
-# from the archive. Falling back to the newest 6.12: $newest.
+# WARNING: the pinned kernel source $KV_SRC_PKG=$KVER_PIN is gone
+# from the archive. Falling back to the newest $KVER: $newest.
 # The series was tested on $KVER_PIN; it may not apply to this one.
 ###########################################################################
 MSG
-		src_pkg="linux-source-6.12=$newest"
+		src_pkg="$KV_SRC_PKG=$newest"
 	fi
 	apt_install "${missing[@]}" $src_pkg ||
 		die "apt-get install failed; see $WORK/apt.log"

@@ -4,7 +4,7 @@
 patch(1) and quilt apply a hunk wherever its context matches, searching
 outward from the line number it names. If the same lines (context plus
 removed lines) appear twice in the file, a tree whose line numbers have
-moved (another 6.12.y sublevel) can take the hunk at the wrong place without
+moved (another sublevel of the same kernel) can take the hunk at the wrong place without
 any fuzz. For each patch, read the file as it was before that patch (quilt
 keeps it in .pc/<patch>/<file>) and count where each hunk's old lines occur.
 

@@ -4,12 +4,42 @@
 set -o pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The kernel versions the project has a series for (kernels/*.conf).
+kernel_versions() {
+	local f out=
+	for f in "$REPO"/kernels/*.conf; do
+		[ -f "$f" ] || continue
+		f=${f##*/}
+		out="$out${out:+ }${f%.conf}"
+	done
+	echo "${out:-none}"
+}
 WORK=${WORK:-$REPO/work}
 # Where the kernel tree and its builds live. Defaults to WORK; a second
 # checkout may point KWORK at the first one's work folder to share them
 # (builds and tree preparation take a lock, see kwork_lock).
 KWORK=${KWORK:-$WORK}
-KVER_PIN=${KVER_PIN:-6.12.117-1~deb12u1}
+# The kernel version: kernels/$KVER.conf says everything version-specific
+# (source package and pinned version, Debian config package, series).
+# load_kernel VERSION: read kernels/VERSION.conf; status 1 if there is none.
+load_kernel() {
+	[ -f "$REPO/kernels/$1.conf" ] || return 1
+	KVER=$1
+	# shellcheck disable=SC1090
+	. "$REPO/kernels/$KVER.conf"
+	KVER_PIN=${KVER_PIN_SET:-$KV_PIN}
+	SERIES=$REPO/$KV_SERIES
+	PATCHES=$REPO/$KV_PATCHES
+	KV_TREE_NEEDS="Makefile with VERSION = $KV_VERSION, PATCHLEVEL = $KV_PATCHLEVEL and kernel/sched/core.c"
+	export QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES
+}
+KVER_PIN_SET=${KVER_PIN:-}
+KVER=${KVER:-$(cat "$REPO/kernels/default")}
+if ! load_kernel "$KVER"; then
+	echo "vds: error: KVER=$KVER: no kernels/$KVER.conf (there are: $(kernel_versions))" >&2
+	exit 1
+fi
 SMP=${SMP:-4}
 DEBUG=${DEBUG:-0}
 KASAN=${KASAN:-0}
@@ -18,8 +48,6 @@ EXT=${EXT:-0}
 RT=${RT:-0}
 LOCKSTAT=${LOCKSTAT:-0}
 SOAK=${SOAK:-0}
-export QUILT_PATCHES=$REPO/patches
-export QUILT_SERIES=$REPO/series
 export QUILT_PC=.pc
 
 _t0=${_VDS_T0:-$(date +%s)}
@@ -66,8 +94,14 @@ ksrc_dir() {
 	if [ -n "${KSRC:-}" ]; then
 		echo "$KSRC"
 	else
-		echo "$KWORK/src/linux"
+		echo "$KWORK/src/linux$(kver_tag)"
 	fi
+}
+
+# Trees and builds of a kernel other than the default one get its version
+# in their folder names; the default kernel's keep the plain ones.
+kver_tag() {
+	[ "$KVER" = "$(cat "$REPO/kernels/default")" ] || echo "-$KVER"
 }
 
 # The flavour of the build: qemu, debug, kasan or kcsan.
@@ -85,7 +119,11 @@ flavour() {
 
 # A user's tree gets its own build folders, so the two never mix.
 ksrc_tag() {
-	[ -z "${KSRC:-}" ] || echo "-$(echo "$KSRC" | md5sum | cut -c1-8)"
+	if [ -n "${KSRC:-}" ]; then
+		echo "-$(echo "$KSRC" | md5sum | cut -c1-8)"
+	else
+		kver_tag
+	fi
 }
 
 # kmake ARGS: make in the tree $src with output in $out (both set by the
@@ -113,7 +151,7 @@ build_dir() {
 # line. The one parser of the series file; the banners in it are comments.
 series_patches() {
 	sed -e '/^#/d' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' -e '/^$/d' \
-		"${1:-$REPO/series}"
+		"${1:-$SERIES}"
 }
 
 # A hash of everything that defines the patched tree: the patches and their
@@ -123,18 +161,28 @@ series_stamp() {
 		echo "series:"
 		series_patches 2>/dev/null
 		series_patches 2>/dev/null | while read -r p; do
-			md5sum <"$REPO/patches/$p" 2>/dev/null || echo "missing $p"
+			md5sum <"$PATCHES/$p" 2>/dev/null || echo "missing $p"
 		done
 	} | md5sum | cut -d' ' -f1
 }
 
-# Is this path a Linux 6.12 source tree?
-is_612_tree() {
-	local d=$1
+# tree_version DIR: "VERSION.PATCHLEVEL" of a Linux source tree, or nothing
+# (and status 1) if DIR is not one.
+tree_version() {
+	local d=$1 v p
 	[ -f "$d/Makefile" ] && [ -f "$d/kernel/sched/core.c" ] &&
 		[ -f "$d/scripts/kconfig/merge_config.sh" ] || return 1
-	grep -q '^VERSION = 6$' "$d/Makefile" && grep -q '^PATCHLEVEL = 12$' "$d/Makefile"
+	v=$(sed -n 's/^VERSION = \([0-9]*\)$/\1/p' "$d/Makefile")
+	p=$(sed -n 's/^PATCHLEVEL = \([0-9]*\)$/\1/p' "$d/Makefile")
+	[ -n "$v" ] && [ -n "$p" ] || return 1
+	echo "$v.$p"
 }
+
+# Is this path a source tree of the kernel KVER names?
+is_kver_tree() {
+	[ "$(tree_version "$1")" = "$KV_VERSION.$KV_PATCHLEVEL" ]
+}
+
 
 # Serialise tree preparation and kernel builds between checkouts sharing
 # KWORK: hold an exclusive lock on fd 9 until the calling script exits.
@@ -221,6 +269,6 @@ save_applied_series() {
 	mkdir -p "$t/.vds-applied"
 	series_patches >"$t/.vds-applied/series"
 	while read -r p; do
-		cp "$REPO/patches/$p" "$t/.vds-applied/"
+		cp "$PATCHES/$p" "$t/.vds-applied/"
 	done <"$t/.vds-applied/series"
 }

@@ -13,7 +13,7 @@ mapfile -t patches < <(series_patches)
 cd "$src" || exit 1
 quilt pop -a -q >/dev/null 2>&1
 for p in "${patches[@]}"; do
-	f=$REPO/patches/$p
+	f=$PATCHES/$p
 	quilt push -q "$p" >/dev/null || die "$p does not apply"
 	for h in '^From: ' '^Subject: ' '^Signed-off-by: '; do
 		grep -qE "$h" "$f" || { echo "FAIL $p: no ${h#^} line"; bad=1; }
@@ -33,7 +33,7 @@ for p in "${patches[@]}"; do
 		bad=1
 	fi
 done
-python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" <(series_patches) || bad=1
+python3 "$REPO/scripts/hunk-unique.py" "$src" "$PATCHES" <(series_patches) || bad=1
 rm -f .vds-series   # the tree is fully patched again, but let make re-check it
 [ $bad = 0 ] && echo "series-check: all ${#patches[@]} patches OK"
 exit $bad

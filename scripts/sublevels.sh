@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Which 6.12 sublevels does the series apply to? For every linux-source-6.12
-# still in Debian's archive (or the versions given as arguments), take the
+# Which sublevels of the kernel KVER names does its series apply to? For every
+# version of its source package (kernels/$KVER.conf) still in Debian's archive (or the versions given as arguments), take the
 # files the series touches and run scripts/apply.sh --check on them twice:
 #   debian   the files as Debian ships them;
 #   vanilla  the same files with Debian's own changes to them taken out.
@@ -12,31 +12,31 @@
 
 vers=("$@")
 if [ ${#vers[@]} -eq 0 ]; then
-	mapfile -t vers < <(apt-cache madison linux-source-6.12 | awk '{print $3}' | sort -uV)
+	mapfile -t vers < <(apt-cache madison "$KV_SRC_PKG" | awk '{print $3}' | sort -uV)
 fi
-[ ${#vers[@]} -gt 0 ] || die "no linux-source-6.12 versions in the archive"
+[ ${#vers[@]} -gt 0 ] || die "no $KV_SRC_PKG versions in the archive"
 
 dl=$WORK/sublevels
 mkdir -p "$dl"
-files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$REPO"/patches/*.patch | sort -u)
+files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$PATCHES"/*.patch | sort -u)
 want="Makefile scripts/kconfig/merge_config.sh $files"
 
 printf '%-22s %-8s %-8s\n' version debian vanilla
 bad=0
 for v in "${vers[@]}"; do
-	deb=$(ls "$dl"/linux-source-6.12_"${v/:/%3a}"_all.deb 2>/dev/null | head -n1)
+	deb=$(ls "$dl/${KV_SRC_PKG}_${v/:/%3a}_all.deb" 2>/dev/null | head -n1)
 	if [ -z "$deb" ]; then
-		(cd "$dl" && apt-get download -q "linux-source-6.12=$v" >/dev/null 2>&1) ||
-			die "could not download linux-source-6.12=$v"
-		deb=$(ls "$dl"/linux-source-6.12_*"${v#*:}"_all.deb | head -n1)
+		(cd "$dl" && apt-get download -q "$KV_SRC_PKG=$v" >/dev/null 2>&1) ||
+			die "could not download $KV_SRC_PKG=$v"
+		deb=$(ls "$dl/${KV_SRC_PKG}_"*"${v#*:}"_all.deb | head -n1)
 	fi
 	t=$(mktemp -d)
 	# Only the files the check needs; new files of the series are absent.
 	members=()
-	for f in $want; do members+=("linux-source-6.12/$f"); done
-	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.12.tar.xz |
+	for f in $want; do members+=("$KV_SRC_DIR/$f"); done
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO ".$KV_SRC_TAR" |
 		tar -xJ -C "$t" --wildcards "${members[@]}" 2>/dev/null
-	d=$t/linux-source-6.12
+	d=$t/$KV_SRC_DIR
 	r1=fails
 	bash "$REPO/scripts/apply.sh" --check "$d" >"$t/debian.log" 2>&1 && r1=applies
 	# Take Debian's export out: the vanilla kernel.org file.

@@ -1,29 +1,29 @@
 #!/usr/bin/env bash
-# Prepare the kernel tree: extract Debian's 6.12 source (or use KSRC=) and
-# apply ./series with quilt. A tree prepared for another series is brought up
+# Prepare the kernel tree: extract Debian's source of the kernel KVER names
+# (kernels/$KVER.conf, or use KSRC=) and apply its series with quilt. A tree prepared for another series is brought up
 # to date with quilt (pop, push), never silently reused.
 . "$(dirname "$0")/lib.sh"
 
-[ -f "$REPO/series" ] || die "no series file at $REPO/series"
+[ -f "$SERIES" ] || die "no series file at $SERIES"
 while read -r p; do
-	[ -f "$REPO/patches/$p" ] || die "series names patches/$p, which does not exist"
+	[ -f "$PATCHES/$p" ] || die "$KV_SERIES names $KV_PATCHES/$p, which does not exist"
 done < <(series_patches)
 
 src=$(ksrc_dir)
 [ -n "${KSRC:-}" ] || kwork_lock
 if [ -n "${KSRC:-}" ]; then
 	[ -d "$KSRC" ] || die "KSRC=$KSRC does not exist"
-	is_612_tree "$KSRC" || die "KSRC=$KSRC is not a Linux 6.12 source tree (need Makefile with VERSION = 6, PATCHLEVEL = 12 and kernel/sched/core.c)"
+	is_kver_tree "$KSRC" || die "KSRC=$KSRC is not a Linux $KVER source tree (need $KV_TREE_NEEDS)"
 elif [ ! -f "$src/.vds-extracted" ]; then
-	tarball=/usr/src/linux-source-6.12.tar.xz
+	tarball=$KV_SRC_TAR
 	[ -f "$tarball" ] || die "$tarball is missing; run 'make deps'"
 	say "tree: extracting $tarball"
-	rm -rf "$src" "$KWORK/src/linux-source-6.12"
+	rm -rf "$src" "${KWORK:?}/src/$KV_SRC_DIR"
 	mkdir -p "$KWORK/src"
 	tar -C "$KWORK/src" -xf "$tarball" || die "could not extract $tarball"
-	mv "$KWORK/src/linux-source-6.12" "$src"
-	is_612_tree "$src" || die "$tarball did not give a 6.12 tree"
-	dpkg-query -W -f='${Version}\n' linux-source-6.12 >"$src/.vds-extracted"
+	mv "$KWORK/src/$KV_SRC_DIR" "$src"
+	is_kver_tree "$src" || die "$tarball did not give a $KVER tree"
+	dpkg-query -W -f='${Version}\n' "$KV_SRC_PKG" >"$src/.vds-extracted"
 fi
 
 want=$(series_stamp)
@@ -46,8 +46,8 @@ if [ -d .pc ] && [ -n "$(quilt applied 2>/dev/null)" ]; then
 		# prepared are not in the snapshot: take them from patches/.
 		while read -r p; do
 			[ -f ".vds-applied/$p" ] && continue
-			[ -f "$REPO/patches/$p" ] || continue
-			cp "$REPO/patches/$p" .vds-applied/
+			[ -f "$PATCHES/$p" ] || continue
+			cp "$PATCHES/$p" .vds-applied/
 			grep -qxF "$p" .vds-applied/series || echo "$p" >>.vds-applied/series
 		done <.pc/applied-patches
 		echo "$src/.vds-applied" >.pc/.quilt_patches
@@ -69,7 +69,7 @@ if [ -d .pc ] && [ -n "$(quilt applied 2>/dev/null)" ]; then
 		die "the tree at $src has changes that are not in patches/ ('quilt refresh' them, or 'make tree-reset' to discard)"
 	fi
 elif [ -n "${KSRC:-}" ] && [ ! -d .pc ] && grep -rqs 'CONFIG_SCHED_VDS' kernel/sched/Makefile init/Kconfig; then
-	die "KSRC=$KSRC already carries VDS changes that quilt does not know about; use a clean 6.12 tree"
+	die "KSRC=$KSRC already carries VDS changes that quilt does not know about; use a clean $KVER tree"
 fi
 rm -f .vds-series
 # Nothing applied: a fresh .pc takes QUILT_PATCHES/QUILT_SERIES from lib.sh.

@@ -50,11 +50,26 @@ mkdir -p "$T/notlinux/kernel"
 echo "VERSION = 5" >"$T/notlinux/Makefile"
 expect_fail "a KSRC that is not a 6.12 tree is refused" "is not a Linux 6.12 source tree" \
 	env KSRC="$T/notlinux" bash "$REPO/scripts/tree.sh"
+# The kernel version: KVER names a kernels/*.conf; apply.sh takes the tree's.
+expect_fail "a KVER without kernels/KVER.conf is refused, naming the ones there are" \
+	"KVER=7\.3: no kernels/7\.3\.conf \(there are: $(cd "$REPO" && . scripts/lib.sh && kernel_versions)\)" \
+	env KVER=7.3 bash "$REPO/scripts/tree.sh"
+mkdir -p "$T/v613/kernel/sched" "$T/v613/scripts/kconfig"
+printf 'VERSION = 6\nPATCHLEVEL = 13\nSUBLEVEL = 1\n' >"$T/v613/Makefile"
+: >"$T/v613/kernel/sched/core.c"
+: >"$T/v613/scripts/kconfig/merge_config.sh"
+expect_fail "apply.sh refuses a tree of a version it has no series for, naming the ones it has" \
+	"is Linux 6\.13; VDS has a series for $(cd "$REPO" && . scripts/lib.sh && kernel_versions) only" \
+	bash "$REPO/scripts/apply.sh" --check "$T/v613"
+expect_fail "a KSRC of another version than KVER is refused" "is not a Linux $(cd "$REPO" && . scripts/lib.sh && echo "$KVER") source tree" \
+	env KSRC="$T/v613" bash "$REPO/scripts/tree.sh"
+[ -z "$(grep -n -E '[0-9]\.[0-9]+\.[0-9]+-[0-9]|linux-(source|config)-[0-9]|PATCHLEVEL = [0-9]' "$REPO"/scripts/*.sh "$REPO"/scripts/*.py)" ]
+ok $? "no script names a kernel version (kernels/*.conf do)"
 # A series entry with no file: run against a copy of the repository.
 mkdir -p "$T/repo"
-cp -r "$REPO/scripts" "$REPO/series" "$REPO/patches" "$T/repo/"
+cp -r "$REPO/scripts" "$REPO/kernels" "$REPO/series" "$REPO/patches" "$T/repo/"
 echo "9999-missing.patch" >>"$T/repo/series"
-expect_fail "a series entry without a patch file is refused" "names patches/9999-missing.patch, which does not exist" \
+expect_fail "a series entry without a patch file is refused" "series names patches/9999-missing.patch, which does not exist" \
 	bash "$T/repo/scripts/tree.sh"
 [ ! -e "$T/work/src" ]
 ok $? "refused runs leave nothing half-done behind"
@@ -63,7 +78,7 @@ ok $? "refused runs leave nothing half-done behind"
 # as quilt does: banners and blank lines are not patches and do not change
 # the stamp that decides whether a prepared tree is up to date.
 mkdir -p "$T/repo2"
-cp -r "$REPO/scripts" "$REPO/series" "$REPO/patches" "$T/repo2/"
+cp -r "$REPO/scripts" "$REPO/kernels" "$REPO/series" "$REPO/patches" "$T/repo2/"
 { echo "# a banner"; echo; cat "$REPO/series"; echo "# trailing"; } >"$T/repo2/series.new"
 mv "$T/repo2/series.new" "$T/repo2/series"
 [ "$(cd "$T/repo2" && . scripts/lib.sh && series_stamp)" = "$stamp" ]
@@ -93,7 +108,7 @@ if [ -f "$src/.pc/applied-patches" ] && [ "$(cat "$src/.vds-series" 2>/dev/null)
 		done
 	done
 	sum() { find "$1" -type f | sort | xargs md5sum | md5sum; }
-	expect_fail "apply.sh refuses a tree that is not 6.12" "is not a Linux 6.12 source tree" \
+	expect_fail "apply.sh refuses a directory that is not a kernel tree" "is not a Linux source tree" \
 		bash "$REPO/scripts/apply.sh" "$T/notlinux"
 	expect_fail "apply.sh refuses a missing tree" "does not exist" bash "$REPO/scripts/apply.sh" "$T/nope"
 	cp -r "$pt" "$T/broken"
@@ -127,7 +142,7 @@ mkdir -p "$ft/kernel/sched" "$ft/scripts/kconfig" "$fr/patches"
 printf 'VERSION = 6\nPATCHLEVEL = 12\n' >"$ft/Makefile"
 printf 'int x;\n' >"$ft/kernel/sched/core.c"
 : >"$ft/scripts/kconfig/merge_config.sh"
-cp -r "$REPO/scripts" "$fr/"
+cp -r "$REPO/scripts" "$REPO/kernels" "$fr/"
 echo "0001-x.patch" >"$fr/series"
 mkpatch() {
 	printf 'From: t <t@example.org>\nSubject: [PATCH] x\n\n--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n@@ -1 +1 @@\n-int x;\n+int x = %s;\n' \
@@ -150,7 +165,7 @@ mkdir -p "$ft2/kernel/sched" "$ft2/scripts/kconfig" "$fr2/patches"
 printf 'VERSION = 6\nPATCHLEVEL = 12\n' >"$ft2/Makefile"
 printf 'int x;\nint y;\n' >"$ft2/kernel/sched/core.c"
 : >"$ft2/scripts/kconfig/merge_config.sh"
-cp -r "$REPO/scripts" "$fr2/"
+cp -r "$REPO/scripts" "$REPO/kernels" "$fr2/"
 echo "0001-x.patch" >"$fr2/series"
 printf 'From: t <t@example.org>\nSubject: [PATCH] x\n\n--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n@@ -1,2 +1,2 @@\n-int x;\n+int x = 1;\n int y;\n' >"$fr2/patches/0001-x.patch"
 env KSRC="$ft2" bash "$fr2/scripts/tree.sh" >/dev/null 2>&1
