@@ -8,11 +8,37 @@
 # android-drivers.patch adds EXPORT_SYMBOL_GPL(can_nice) to
 # kernel/sched/syscalls.c. Deleting that line gives kernel.org's file.
 # Nothing is built; each version is a 150 MB download, kept in WORK.
+#
+# SUITES="trixie-security ..." looks in those suites of Debian's archive
+# instead of the machine's own, through a private apt configuration in WORK
+# (the machine's sources are never changed): a suite whose name ends in
+# -security comes from the security archive, the others from the archive
+# this machine uses.
 . "$(dirname "$0")/lib.sh"
+
+apt_opts=()
+if [ -n "${SUITES:-}" ]; then
+	a=$WORK/apt-suites
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	uri=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+	uri=${uri:-http://deb.debian.org/debian}
+	: >"$a/sources.list"
+	for suite in $SUITES; do
+		case "$suite" in
+		*[!a-z0-9-]* | '') die "SUITES: '$suite' is not a suite name" ;;
+		*-security) echo "deb ${uri%/debian}/debian-security $suite main" ;;
+		*) echo "deb $uri $suite main" ;;
+		esac >>"$a/sources.list"
+	done
+	apt_opts=(-o "Dir::Etc::SourceList=$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache")
+	apt-get "${apt_opts[@]}" update -q >"$a/update.log" 2>&1 ||
+		die "apt-get update for SUITES='$SUITES' failed (see $a/update.log)"
+fi
 
 vers=("$@")
 if [ ${#vers[@]} -eq 0 ]; then
-	mapfile -t vers < <(apt-cache madison "$KV_SRC_PKG" | awk '{print $3}' | sort -uV)
+	mapfile -t vers < <(apt-cache "${apt_opts[@]}" madison "$KV_SRC_PKG" | awk '{print $3}' | sort -uV)
 fi
 [ ${#vers[@]} -gt 0 ] || die "no $KV_SRC_PKG versions in the archive"
 
@@ -26,7 +52,7 @@ bad=0
 for v in "${vers[@]}"; do
 	deb=$(ls "$dl/${KV_SRC_PKG}_${v/:/%3a}_all.deb" 2>/dev/null | head -n1)
 	if [ -z "$deb" ]; then
-		(cd "$dl" && apt-get download -q "$KV_SRC_PKG=$v" >/dev/null 2>&1) ||
+		(cd "$dl" && apt-get "${apt_opts[@]}" download -q "$KV_SRC_PKG=$v" >/dev/null 2>&1) ||
 			die "could not download $KV_SRC_PKG=$v"
 		deb=$(ls "$dl/${KV_SRC_PKG}_"*"${v#*:}"_all.deb | head -n1)
 	fi

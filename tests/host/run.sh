@@ -63,6 +63,8 @@ expect_fail "apply.sh refuses a tree of a version it has no series for, naming t
 	bash "$REPO/scripts/apply.sh" --check "$T/v613"
 expect_fail "a KSRC of another version than KVER is refused" "is not a Linux $(cd "$REPO" && . scripts/lib.sh && echo "$KVER") source tree" \
 	env KSRC="$T/v613" bash "$REPO/scripts/tree.sh"
+expect_fail "sublevels.sh refuses a SUITES entry that is not a suite name" "SUITES: 'bad/suite' is not a suite name" \
+	env SUITES="trixie-security bad/suite" WORK="$T/work" bash "$REPO/scripts/sublevels.sh"
 [ -z "$(grep -n -E '[0-9]\.[0-9]+\.[0-9]+-[0-9]|linux-(source|config)-[0-9]|PATCHLEVEL = [0-9]' "$REPO"/scripts/*.sh "$REPO"/scripts/*.py)" ]
 ok $? "no script names a kernel version (kernels/*.conf do)"
 # A series entry with no file: run against a copy of the repository.
