@@ -24,7 +24,7 @@ check: deps
 deps:
 	@bash $(S)/deps.sh
 
-# Prepare the quilt tree for editing (see README: quilt workflow).
+# Prepare the quilt tree for editing (Documentation/maintainers.md, "The quilt workflow").
 tree: deps
 	@bash $(S)/tree.sh
 

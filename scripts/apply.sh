@@ -117,4 +117,4 @@ fi
 
 # make KSRC=<tree> (tree.sh) sees the series as already applied.
 series_stamp >"$tree/.vds-series"
-say "apply: done. Next: 'make deb KSRC=$tree', or configure with configs/desktop.config (README, 'From this repository to your desktop')"
+say "apply: done. Next: 'make deb KSRC=$tree', or configure with configs/desktop.config (README, 'VDS on your own kernel tree')"

@@ -3,7 +3,7 @@
 # timing tests hold: every CPU busy for 100-400 ms, then 0.3-1.1 s quiet,
 # until killed (or for SECS seconds if given). Used by hand:
 #   bash scripts/busy-host.sh & make check ONLY=frames,vds_latency; kill %1
-# (Documentation/testing.md, "A control at the same time").
+# (Documentation/testing.md, "Adding a test").
 set -u
 secs=${1:-0}
 case "$secs" in '' | *[!0-9]*) echo "busy-host.sh: '$secs' is not a number of seconds" >&2; exit 2 ;; esac

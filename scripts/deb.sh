@@ -85,7 +85,7 @@ fi
 # ref_step_s seconds of one core on the reference machine (2 cores, 4600
 # bogomips), packaging included, scaled by this machine's cores and
 # bogomips. Measured with BASE=defconfig from scratch (cold ccache): 1620
-# options, 3830 steps, 38 m 19 s wall (README, "3. Build and install").
+# options, 3830 steps, 38 m 19 s wall.
 ref_steps_per_opt=2.4 ref_step_s=1.17 ref_bogo=4600
 bogo=$(awk '/^bogomips/ {print int($3); exit}' /proc/cpuinfo)
 steps=$(awk -v n="$nopt" -v k="$ref_steps_per_opt" 'BEGIN {print int(n * k)}')

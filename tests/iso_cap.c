@@ -19,7 +19,7 @@
  * The wait is the scheduler's, not a gap seen by the spinning loop: on a
  * 4-vCPU guest in one emulator thread a vCPU can stop for a while with a
  * hog on it, and the loop counts that as waiting (a gap of 1.46 s made of
- * scheduler waits of at most 0.67 s, Documentation/test-runs.md).
+ * scheduler waits of at most 0.67 s).
  */
 #include "vds_test.h"
 

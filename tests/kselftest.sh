@@ -2,8 +2,8 @@
 # The kernel's own selftests from the 6.12 tree (tools/testing/selftests),
 # built by scripts/kselftest.sh: rseq, membarrier, timers, futex/functional.
 # One TAP line per program run; a selftest's own SKIP (exit 4) is a skip.
-# What is left out, and why, is listed in SKIPPED below and in
-# Documentation/testing.md. (cpu-hotplug's selftest runs in hotplug_stress.sh.)
+# What is left out, and why, is listed in SKIPPED below.
+# (cpu-hotplug's selftest runs in hotplug_stress.sh.)
 K=/kselftest
 # group|program|arguments|timeout (s)
 RUNS="rseq|basic_test||30

@@ -372,14 +372,15 @@ r=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$T/con" t,u | tail -n1)
 ok $? "a hung test, a test that never ran and a missing end marker all fail (got '$r')"
 # Benchmarks declare their run and their metrics in their own files
 # (scripts/benchlist.py): every benchmark of bench/ has a timeout, every
-# metric of the last recorded run has a direction, and a benchmark without
-# a timeout, or a bad declaration, is named.
+# metric of the rounds in tests/host/fixtures/bench (one round of each
+# benchmark, copied from real runs) has a direction, and a benchmark
+# without a timeout, or a bad declaration, is named.
 python3 "$REPO/scripts/benchlist.py" check >/dev/null && und=$(python3 - "$REPO" <<'PY'
 import glob, json, sys
 sys.path.insert(0, sys.argv[1] + "/scripts")
 import benchlist
 bs = benchlist.benchmarks()
-runs = sorted(glob.glob(sys.argv[1] + "/Documentation/bench/*/*/round*.json"))
+runs = sorted(glob.glob(sys.argv[1] + "/tests/host/fixtures/bench/*.json"))
 keys = {(r, k) for f in runs for r, v in json.load(open(f))["results"].items() for k in v}
 print(" ".join(sorted(f"{r}:{k}" for r, k in keys if benchlist.direction(r, k, bs) is None)) or "none")
 print(len(keys))
