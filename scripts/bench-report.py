@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Render a bench run (work/bench/<stamp>/round*.json) as markdown tables and
-PNG plots: VDS against EEVDF (or, for BAD=1/2 runs, VDS with a bad setting
+PNG plots: VDS against EEVDF (or, for BAD= runs, VDS with a bad setting
 against VDS at its default), medians with min-max, the ratio and a verdict.
 bench-report.py DIR"""
 import glob
@@ -14,9 +14,7 @@ import benchlist
 
 NOISE = 0.05  # below this relative difference, call it the same
 LABELS = {"eevdf": "EEVDF", "vds": "VDS", "vds-rr1000": "VDS rr_interval=1000",
-          "vds-nice19": "VDS, measured tasks at nice 19",
-          "vds-steps": "VDS without the earliness carry (0019)",
-          "vds-eager": "VDS, pull_wait_ns=0 (or PULLWAIT, see command)"}
+          "vds-nice19": "VDS, measured tasks at nice 19"}
 INTER_MODELS = [("audio", "audio: 2.5 ms of CPU every 50 ms"),
                 ("video", "video: 6.7 ms of CPU every 16.7 ms"),
                 ("x", "X-like: period 20 ms, demand sweeping 0–100 %")]
@@ -96,8 +94,8 @@ def main():
             f"load before {r['host_load_before']})"
             for r in runs if r.get("host_other_cpus", 0) > 0.25 or r["host_load_before"] > 1.5 * ncpu]
     out.append("Rounds taken on a busy host: " + (", ".join(busy) if busy else "none") + "\n")
-    # Boots whose guest log was not clean even after bench.sh's retry
-    # (older runs have no "guest_log": nothing to say about them).
+    # Boots whose guest log was not clean even after bench.sh's retry (a
+    # boot JSON without "guest_log" says nothing about it: taken as clean).
     dirty = [f"round {r['round']} {r['scheduler']}: {r['guest_log']}"
              for r in runs if r.get("guest_log", "clean") != "clean"]
     if dirty:

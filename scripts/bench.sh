@@ -13,32 +13,22 @@
 #          before the workloads), to show which numbers react
 #   BAD=2  VDS against VDS with the measured latency tasks of b_interactive
 #          and b_latency at nice 19 (their loads stay at nice 0)
-#   BAD=3  VDS against VDS with the deadline arithmetic of patch 0019 (no
-#          earliness carry, debugfs sched/vds/nice_carry=0): what patch
-#          0020 changed, in one run
-#   BAD=4  VDS against VDS whose CPUs pull a task that just began to wait
-#          (debugfs sched/vds/pull_wait_ns=0, or PULLWAIT=<ns> instead of 0):
-#          what patch 0023 changed
 #   CLOCKSOURCE=hpet  both schedulers boot with the HPET as clocksource
 #          (the TSC stays sched_clock, stable): the cost of clocksource reads
 #   CLOCKSOURCE=unstable  both boot with tsc=unstable, what the clocksource
 #          watchdog does: the HPET as clocksource and an unstable
 #          sched_clock (decision 57)
 . "$(dirname "$0")/lib.sh"
+. "$REPO/scripts/judge.sh"
 check_knobs
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
 BAD=${BAD:-0}
 ONLY=${ONLY:-}
-case "$BAD" in 0 | 1 | 2 | 3 | 4) ;; *) die "BAD='$BAD' must be 0, 1, 2, 3 or 4" ;; esac
+case "$BAD" in 0 | 1 | 2) ;; *) die "BAD='$BAD' must be 0, 1 or 2" ;; esac
 scheds="eevdf vds"
 [ "$BAD" = 1 ] && scheds="vds vds-rr1000"
 [ "$BAD" = 2 ] && scheds="vds vds-nice19"
-[ "$BAD" = 3 ] && scheds="vds-steps vds"
-[ "$BAD" = 4 ] && scheds="vds-eager vds"
-PULLWAIT=${PULLWAIT:-}
-case "$PULLWAIT" in '') ;; *[!0-9]*) die "PULLWAIT='$PULLWAIT' must be a number of nanoseconds" ;; esac
-[ -n "$PULLWAIT" ] && [ "$BAD" != 4 ] && die "PULLWAIT=$PULLWAIT only applies with BAD=4"
 CLOCKSOURCE=${CLOCKSOURCE:-tsc}
 case "$CLOCKSOURCE" in tsc | hpet | unstable) ;; *) die "CLOCKSOURCE='$CLOCKSOURCE' must be tsc, hpet or unstable" ;; esac
 case "$ROUNDS" in '' | *[!0-9]* | 0) die "ROUNDS='$ROUNDS' must be a number >= 1" ;; esac
@@ -72,7 +62,7 @@ ln -sfn "$stamp" "$WORK/bench/latest"
 	echo "kernel: $(uname -r) host, guest $(make -s -C "$(ksrc_dir)" O="$(build_dir)" kernelrelease 2>/dev/null)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1), -smp $SMP, tcg thread=$TCG_THREAD"
 	echo "rounds: $ROUNDS, seconds per workload: $secs"
-	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")${PULLWAIT:+ PULLWAIT=$PULLWAIT}$([ "$CLOCKSOURCE" != tsc ] && echo " CLOCKSOURCE=$CLOCKSOURCE")$([ "$LOCKSTAT" = 1 ] && echo " LOCKSTAT=1")${ONLY:+ ONLY=$ONLY}"
+	echo "command: make bench ROUNDS=$ROUNDS SMP=$SMP QUICK=$QUICK$([ "$BAD" != 0 ] && echo " BAD=$BAD")$([ "$CLOCKSOURCE" != tsc ] && echo " CLOCKSOURCE=$CLOCKSOURCE")$([ "$LOCKSTAT" = 1 ] && echo " LOCKSTAT=1")${ONLY:+ ONLY=$ONLY}"
 	echo "compared: $scheds"
 } >"$out/host.txt"
 
@@ -101,13 +91,12 @@ done_boots=0
 t_start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do
 	for s in $scheds; do
-		# tsc=reliable: under TCG the clocksource watchdog often finds the
-		# TSC "unstable" a minute or two into a busy boot and moves the
-		# guest to the HPET, whose every read is an emulated MMIO access.
-		# It hit the VDS boots of a run only (ktime is read at every
-		# VDS switch, decision 56), so both schedulers boot without the
-		# watchdog on the TSC, and the clocksource each boot ended on goes
-		# into its JSON and the report.
+		# tsc=reliable: under multi-threaded TCG the clocksource watchdog
+		# can take a descheduled vCPU for TSC skew and move the guest to
+		# the HPET, whose every read is an emulated MMIO access. A QEMU
+		# guest's TSC does not drift, so both schedulers boot without the
+		# watchdog on the TSC (decision 56), and the clocksource each boot
+		# ended on goes into its JSON and the report.
 		tsc=reliable
 		[ "$CLOCKSOURCE" = unstable ] && tsc=unstable
 		cmd="vdsrun=bench vdsbenchsecs=$secs tsc=$tsc"
@@ -116,8 +105,6 @@ for r in $(seq 1 "$ROUNDS"); do
 		eevdf) cmd="$cmd vds=off" ;;
 		vds-rr1000) cmd="$cmd vdsrr=1000" ;;
 		vds-nice19) cmd="$cmd vdsbadnice=19" ;;
-		vds-steps) cmd="$cmd vdscarry=0" ;;
-		vds-eager) cmd="$cmd vdspullwait=${PULLWAIT:-0}" ;;
 		esac
 		name=round$r-$s
 		load0=$(cut -d' ' -f1 /proc/loadavg)
@@ -126,21 +113,18 @@ for r in $(seq 1 "$ROUNDS"); do
 		say "bench: boot $((done_boots + 1))/$total ($name), about $((eta / 60))m$((eta % 60))s left"
 		for try in 1 2; do
 			rm -f "$RUNDIR/$name.watched"
-			mkdir -p "$RUNDIR/$name.share"
-			echo "$plan" >"$RUNDIR/$name.share/plan"
 			watch_progress "$RUNDIR/$name.results" "$name" "$RUNDIR/$name.watched" &
 			wp=$!
-			bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" "$cmd" $((per_boot * 3))
-			touch "$RUNDIR/$name.watched"
-			wait "$wp" 2>/dev/null
-			# The guest log is judged as make check judges it (verdict.py);
-			# a bad log (most often QEMU's code-patching oops) is retried
+			# The boot and its guest log's verdict, as make check's
+			# (judge.sh); the benchmarks are not tests: the log alone is
+			# judged, and a workload that did not finish is said below. A
+			# bad log (most often QEMU's code-patching oops) is retried
 			# once, and a second one is kept, said and marked in the JSON.
 			# summary.py adds the boot's log point (a retry replaces the
 			# first try's, naming it) and says "clean" or the first bad line.
-			rm -f "$RUNDIR/$name.json"
-			python3 "$REPO/scripts/verdict.py" --json "$RUNDIR/$name.json" "$name" \
-				"$RUNDIR/$name.results" "$RUNDIR/$name.console" "" >/dev/null
+			boot_judge "$name" "$SMP" "$cmd" $((per_boot * 3)) "$plan" "" >/dev/null
+			touch "$RUNDIR/$name.watched"
+			wait "$wp" 2>/dev/null
 			glog=$(python3 "$REPO/scripts/summary.py" log "$RUNDIR/summary.json" "$RUNDIR/$name.json")
 			[ "$glog" = clean ] && break
 			if [ "$try" = 1 ]; then

@@ -27,7 +27,7 @@ out=/dev/ttyS1
 # can come from a process a test left behind when "kill -9 -1" ends it:
 # a close with SIGKILL pending does not wait for the UART to drain, and
 # the shutdown drops what is still queued (a lost "@@VDS-TEST-END" line,
-# seen in CI as vds_batch "did not finish" on a vds=off boot).
+# which the verdict reads as a test that did not finish).
 exec 9>$out
 
 # The boot's settings, which boot.sh writes into the share: one key=value
@@ -44,12 +44,6 @@ fi
 
 # make bench BAD=1: a deliberately bad slice length, set before anything runs.
 [ -n "${VDS_RR:-}" ] && [ -w /proc/sys/kernel/rr_interval ] && echo "$VDS_RR" >/proc/sys/kernel/rr_interval
-# make bench BAD=3: VDS with the deadline arithmetic before patch 0020.
-[ -n "${VDS_CARRY:-}" ] && [ -w /sys/kernel/debug/sched/vds/nice_carry ] &&
-	echo "$VDS_CARRY" >/sys/kernel/debug/sched/vds/nice_carry
-# make bench BAD=4: CPUs pull a task that just began to wait, as before patch 0023.
-[ -n "${VDS_PULLWAIT:-}" ] && [ -w /sys/kernel/debug/sched/vds/pull_wait_ns ] &&
-	echo "$VDS_PULLWAIT" >/sys/kernel/debug/sched/vds/pull_wait_ns
 
 # >>> hang functions (tests/host/run.sh runs these under busybox sh)
 # A test runs in the background under a watchdog. At its timeout the
@@ -80,7 +74,7 @@ tree_pids() {
 		}'
 }
 
-# SIGKILL the tree of PID, as timeout -s KILL did to the test alone: stop it
+# SIGKILL the tree of PID (timeout -s KILL would reach PID alone): stop it
 # first, again until a walk finds no more tasks (a forking test cannot
 # outrun it), then kill every task found, PID last (its end wakes the
 # caller of run_test, which then ends this watchdog).
