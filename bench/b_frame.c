@@ -4,7 +4,7 @@
  * program that renders does it: a video-like task, every 16.7 ms a frame of
  * 6.7 ms (40 % of the period, less than the half of the CPU that is its fair
  * share), and one nice-0 busy loop, all on the last CPU, then on CPU 0
- * (the evaluation's, where device interrupts go). The task sleeps to
+ * (where device interrupts go). The task sleeps to
  * each period's start itself (clock_nanosleep(), a timer wakeup) and does
  * its work as a busy loop calibrated before the hog starts (work = a fixed
  * amount of computation, as a frame is), or, for comparison with

@@ -5,7 +5,8 @@
  * millions), and Jain's fairness index of the per-hog counts. Then pairs of
  * hogs at two nice levels pinned to one CPU (0/1, 0/5, 0/10, 0/19, -10/0,
  * 18/19, -2/-1), half the time each: share_<a>_<b>_pct is the share of the
- * lower nice a (tuning.md, "Nice levels", has both formulas).
+ * lower nice a (Documentation/tuning.md, "Nice levels, and renice X to -10",
+ * has the shares both schedulers give).
  * Prints one JSON line.  b_hogs [seconds]
  *
  * vds-bench: timeout 150

@@ -10,7 +10,7 @@
  * terminal, one autogroup when the kernel has autogroup). The one-CPU mode: the task pinned
  * to the last CPU, alone there (cpu1_none) and with one nice 0 hog pinned
  * there too (cpu1_hog), where a task asking for less than half the CPU
- * should get all of it (issue 15).
+ * should get all of it.
  *
  * A waker thread at SCHED_FIFO 50 sleeps to the start of each period, takes
  * a timestamp and wakes the task through a futex; the task (SCHED_NORMAL)

@@ -6,6 +6,7 @@
 # the host self-tests, deb-check, each boot's verdict.py --json); the last
 # line is printed from it, and .ci/run adds up each pass from it.
 . "$(dirname "$0")/lib.sh"
+. "$REPO/scripts/judge.sh"
 check_knobs
 mode=${1:-check}
 
@@ -19,10 +20,9 @@ has_vds=0
 grep -q '^CONFIG_SCHED_VDS=y' "$(build_dir)/.config" && has_vds=1
 
 if [ "$mode" = show ]; then
-	bash "$REPO/scripts/boot.sh" show "$img" "$initrd" "vdsrun=show" 120
+	out=$(boot_judge show "$SMP" "vdsrun=show" 120 "" "")
 	grep -q '^@@VDS-DONE' "$RUNDIR/show.results" 2>/dev/null ||
 		die "the guest did not finish booting (log: $RUNDIR/show.console)"
-	out=$(python3 "$REPO/scripts/verdict.py" show "$RUNDIR/show.results" "$RUNDIR/show.console" "")
 	echo "$out" | grep 'guest log'
 	# End with what the guest said: uname -r and the scheduler banner.
 	grep -vE '^@@VDS-(DONE|BOOT)' "$RUNDIR/show.results" 2>/dev/null
@@ -67,7 +67,7 @@ summary() { python3 "$REPO/scripts/summary.py" "$@"; }
 # Host-side tests of the harness itself (bad input, the log verdict).
 echo "== host (harness self-tests)"
 hout=$(bash "$REPO/tests/host/run.sh")
-echo "$hout" | sed '$d' | grep -v '^ok ' | sed 's/^/  FAIL /'
+echo "$hout" | sed '$d' | grep -vE '^(ok |1\.\.)' | sed 's/^/  FAIL /'
 read -r p f <<<"$(echo "$hout" | tail -n1)"
 echo "  $p passed, $f failed"
 summary add "$SUM" host "$p" "$f" || summary add "$SUM" host 0 1
@@ -86,21 +86,18 @@ if [ "$DEBUG" = 0 ] && [ "$KASAN" = 0 ] && [ "$KCSAN" = 0 ] && [ -z "${ONLY:-}" 
 fi
 for b in "${boots[@]}"; do
 	IFS='|' read -r name smp cmd kind skips <<<"$b"
-	# The boot's plan, in its share (/results/plan in the guest): the
-	# guest runs what the host planned, and nothing without it.
-	mkdir -p "$RUNDIR/$name.share"
-	plan_lines "$kind" "${ONLY:-}" "$smp" >"$RUNDIR/$name.share/plan"
-	# oops=panic: an Oops fails the run anyway; end the boot at once.
-	SMP=$smp bash "$REPO/scripts/boot.sh" "$name" "$img" "$initrd" \
-		"vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $cmd" "$(budget "$kind" "${ONLY:-}" "$smp")"
-	echo "== $name"
-	# The verdict expects exactly what the plan holds. A boot it left
-	# no JSON for counts one failure (summary.py says so).
-	rm -f "$RUNDIR/$name.json"
+	# The boot's plan goes into its share (/results/plan in the guest): the
+	# guest runs what the host planned, and nothing without it. The verdict
+	# expects exactly what the plan holds; a boot it left no JSON for
+	# counts one failure (summary.py says so). oops=panic: an Oops fails
+	# the run anyway; end the boot at once.
+	plan=$(plan_lines "$kind" "${ONLY:-}" "$smp")
 	sk=()
 	[ "$skips" = 1 ] && sk=(--may-skip)
-	python3 "$REPO/scripts/verdict.py" "${sk[@]}" --json "$RUNDIR/$name.json" "$name" "$RUNDIR/$name.results" \
-		"$RUNDIR/$name.console" "$(awk '{ print $1 }' "$RUNDIR/$name.share/plan" | paste -sd, -)" | sed '$d'
+	out=$(boot_judge "$name" "$smp" "vdsrun=check oops=panic vdsseed=$SEED vdssoak=$SOAK $cmd" \
+		"$(budget "$kind" "${ONLY:-}" "$smp")" "$plan" "$(plan_names "$plan")" "${sk[@]}")
+	echo "== $name"
+	echo "$out" | sed '$d'
 	summary boot "$SUM" "$RUNDIR/$name.json" | sed 's/^/  /'
 done
 # The verdict canary (DEBUG=1): a boot whose kernel reports a hung task on
@@ -108,13 +105,10 @@ done
 # with the kernel's own hung-task line, or the verdict itself is broken.
 if [ "$DEBUG" = 1 ] && [ "$has_vds" = 1 ] &&
 	{ [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *,verdict_canary,* ]]; }; then
-	mkdir -p "$RUNDIR/canary-smp2.share"
-	plan_lines canary "" 2 >"$RUNDIR/canary-smp2.share/plan"
-	SMP=2 bash "$REPO/scripts/boot.sh" canary-smp2 "$img" "$initrd" \
-		"vdsrun=check oops=panic" "$(budget canary "" 2)"
+	plan=$(plan_lines canary "" 2)
+	out=$(boot_judge canary-smp2 2 "vdsrun=check oops=panic" "$(budget canary "" 2)" \
+		"$plan" "$(plan_names "$plan")")
 	echo "== canary-smp2 (a deliberate hung task: its guest log must FAIL)"
-	out=$(python3 "$REPO/scripts/verdict.py" --json "$RUNDIR/canary-smp2.json" canary-smp2 \
-		"$RUNDIR/canary-smp2.results" "$RUNDIR/canary-smp2.console" verdict_canary)
 	echo "$out" | sed '$d' | sed 's/^/  | /'
 	# Counted as one point of its own: its JSON is kept, not added up.
 	read -r p f <<<"$(echo "$out" | tail -n1)"

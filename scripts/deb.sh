@@ -81,11 +81,10 @@ if [ "$mode" = deb-check ]; then
 	exit 0
 fi
 
-# A rough estimate: compile steps grow with the options set; one step took
-# ref_step_s seconds of one core on the reference machine (2 cores, 4600
-# bogomips), packaging included, scaled by this machine's cores and
-# bogomips. Measured with BASE=defconfig from scratch (cold ccache): 1620
-# options, 3830 steps, 38 m 19 s wall.
+# A rough estimate: compile steps grow with the options set, and one step
+# takes ref_step_s seconds of one core, packaging included, scaled by this
+# machine's cores and bogomips. Both constants calibrated on the reference
+# machine (2 cores, 4600 bogomips) with BASE=defconfig and a cold ccache.
 ref_steps_per_opt=2.4 ref_step_s=1.17 ref_bogo=4600
 bogo=$(awk '/^bogomips/ {print int($3); exit}' /proc/cpuinfo)
 steps=$(awk -v n="$nopt" -v k="$ref_steps_per_opt" 'BEGIN {print int(n * k)}')

@@ -61,8 +61,8 @@ copy_libs() {
 	done
 }
 # The kernel's own selftests (rseq, membarrier, timers, futex), built from
-# the tree's Makefiles by kselftest.sh, run by tests/kselftest.sh.
-ks=$(bash "$REPO/scripts/kselftest.sh") || die "building the kernel's selftests failed"
+# the tree's Makefiles by build-kselftest.sh, run by tests/kselftest.sh.
+ks=$(bash "$REPO/scripts/build-kselftest.sh") || die "building the kernel's selftests failed"
 if [ -n "$ks" ]; then
 	mkdir -p "$root/kselftest"
 	cp -a "$ks"/. "$root/kselftest/"

@@ -129,8 +129,8 @@ ksrc_tag() {
 # kmake ARGS: make in the tree $src with output in $out (both set by the
 # caller), with ccache; paths hash relative to KWORK so another checkout's
 # work folder reuses the cache entries. NOHASHDIR: with debug info (the EXT
-# build's DWARF and BTF) ccache would also hash the build folder, and a
-# fresh clone's EXT build missed the entries of the first checkout.
+# build's DWARF and BTF) ccache would also hash the build folder, and
+# another checkout's build would miss every entry.
 kmake() {
 	CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KWORK} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true} \
 		make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"

@@ -16,16 +16,19 @@
 # does not apply to the boot's scheduler skips itself (tests/list).
 # "ext" tests need sched_ext (EXT=1); "smp8" tests need 8 vCPUs and are
 # planned on a smaller boot only when ONLY= names them (they then skip
-# every point and fail: asked for, nothing asserted).
+# every point and fail: asked for, nothing asserted). Tests flagged "nort"
+# are left out of a PREEMPT_RT kernel's boots (RT=1) unless ONLY= names
+# them: CI's RT pass is the whole plan less those.
 
 plan_lines() {
-	awk -v boot="$1" -v only="$2" -v ext="${has_ext:-0}" -v smp="$3" '
+	awk -v boot="$1" -v only="$2" -v ext="${has_ext:-0}" -v smp="$3" -v rt="${RT:-0}" '
 		function flag(f,    i) { for (i = 3; i <= NF; i++) if ($i == f) return 1; return 0 }
 		/^[[:space:]]*(#|$)/ { next }
 		only != "" && !index("," only ",", "," $1 ",") { next }
 		flag("canary") != (boot == "canary") { next }
 		flag("ext") && ext != 1 { next }
 		flag("smp8") && smp < 8 && only == "" { next }
+		flag("nort") && rt == 1 && only == "" { next }
 		boot == "wide" && !flag("wide") && !flag("smp8") { next }
 		boot == "nohz" && !flag("nohz") { next }
 		{ print }

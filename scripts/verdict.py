@@ -51,9 +51,8 @@ ALLOW = [
 # report whose racing functions are VDS code (a vds_ or _vds function, or
 # vds.c, in its title or as the first frame of either access) fails the log
 # like any other; one that is not is mainline's business, even when VDS
-# called it (vds_clock() -> ktime_get_mono_fast_ns() racing with the
-# timekeeper): it is counted and its title printed, and its lines do not
-# fail the log.
+# code called into it: it is counted and its title printed, and its lines
+# do not fail the log.
 VDS_CODE = re.compile(r"\bvds_|_vds\b|/vds\.c")
 ACCESS = re.compile(r"\b(read|write)\b.* by (task|interrupt)")
 
@@ -218,7 +217,7 @@ def main():
         if t["plan"] is None and n == 0:
             problems.append("reported no TAP results")
         # A test whose every point skipped asserted nothing: that is not a
-        # pass (it ran where it cannot apply, e.g. hotplug_storm below 8
+        # pass (it ran where it cannot apply, e.g. an smp8 test below 8
         # vCPUs). A test that does not apply says so as a whole (exit 4).
         if t["skip"] and not t["pass"] and not t["fail"]:
             problems.append(f"every point skipped ({t['skip']}): nothing was asserted")

@@ -82,7 +82,7 @@ static void *moving_fn(void *arg)
 		if (s1 != s2 || (s1 & 1))
 			continue;
 		moving_samples++;
-		if (!(m & (1ul << cpu)))
+		if (cpu >= 64 || !(m & (1ul << cpu)))
 			moving_outside++;
 	}
 	return NULL;
@@ -90,9 +90,12 @@ static void *moving_fn(void *arg)
 
 int main(void)
 {
-	int n = ncpus_online(), i, np = 0, nh = 2 * n;
-	struct pinned pin[64];
-	pthread_t hogs[128], mover;
+	int n = ncpus_online(), i, np = 0, nh = 2 * n, nm = n < 64 ? n : 64;
+	/* One thread per CPU and one per pair of CPUs. */
+	struct pinned *pin = calloc(n + n / 2 + 1, sizeof(*pin));
+	pthread_t *hogs = calloc(nh, sizeof(*hogs)), mover;
+	/* The moving thread's masks are bitmasks of the first 64 CPUs. */
+	unsigned long all = nm == 64 ? ~0ul : (1ul << nm) - 1;
 	unsigned int seed = 1;
 	uint64_t end;
 	int changes = 0, fails = 0;
@@ -105,12 +108,18 @@ int main(void)
 		tap_skip("needs 2 CPUs");
 		return 0;
 	}
-	memset(pin, 0, sizeof(pin));
-	for (i = 0; i < n && np < 60; i++, np++) {
+	if (!pin || !hogs) {
+		for (i = 0; i < 4; i++)
+			tap_ok(0, "%d threads: out of memory", n + n / 2 + nh);
+		return tap_done();
+	}
+	if (nm < n)
+		diag("%d CPUs: the moving thread's masks cover the first %d", n, nm);
+	for (i = 0; i < n; i++, np++) {
 		CPU_ZERO(&pin[np].mask);
 		CPU_SET(i, &pin[np].mask);
 	}
-	for (i = 0; i + 1 < n && np < 60; i += 2, np++) {
+	for (i = 0; i + 1 < n; i += 2, np++) {
 		CPU_ZERO(&pin[np].mask);
 		CPU_SET(i, &pin[np].mask);
 		CPU_SET((i + n / 2 + 1) % n, &pin[np].mask);
@@ -119,7 +128,7 @@ int main(void)
 		pthread_create(&pin[i].th, NULL, pinned_fn, &pin[i]);
 	for (i = 0; i < nh; i++)
 		pthread_create(&hogs[i], NULL, hog_fn, NULL);
-	atomic_store(&moving_mask, (1ul << n) - 1);
+	atomic_store(&moving_mask, all);
 	pthread_create(&mover, NULL, moving_fn, NULL);
 	while (!moving_tid)
 		usleep(1000);
@@ -131,10 +140,15 @@ int main(void)
 		int c;
 
 		do {
-			m = rand_r(&seed) & ((1ul << n) - 1);
+			/* rand_r() gives 31 bits: more draws for more CPUs. */
+			m = rand_r(&seed);
+			if (nm > 31)
+				m |= (unsigned long)rand_r(&seed) << 31 |
+				     (unsigned long)rand_r(&seed) << 62;
+			m &= all;
 		} while (!m);
 		CPU_ZERO(&set);
-		for (c = 0; c < n; c++)
+		for (c = 0; c < nm; c++)
 			if (m & (1ul << c))
 				CPU_SET(c, &set);
 		/* odd sequence: change in progress, samples are ignored */

@@ -40,7 +40,7 @@ int main(void)
 	int m = ncpus_online(), n, bad, r;
 	char path[128], v[32];
 	struct vds_sched_attr attr;
-	pid_t pid, others[64];
+	pid_t pid, *others = calloc(m, sizeof(*others));
 	int i;
 
 	tap_plan(5);
@@ -48,6 +48,11 @@ int main(void)
 		for (i = 0; i < 5; i++)
 			tap_skip("needs 3 CPUs");
 		return 0;
+	}
+	if (!others || !sh) {
+		for (i = 0; i < 5; i++)
+			tap_ok(0, "out of memory");
+		return tap_done();
 	}
 	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpuset");
 	mkdir(cg, 0755);
@@ -61,7 +66,7 @@ int main(void)
 			sh->count++;
 		}
 	}
-	for (i = 0; i < m && i < 64; i++)
+	for (i = 0; i < m; i++)
 		others[i] = spawn_hog(-1, 0);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 	snprintf(v, sizeof(v), "%d", pid);
@@ -74,7 +79,7 @@ int main(void)
 	sleep_ms(100);
 	bad = outside(sh, 0x1, 1000, &n);
 	tap_ok(bad == 0, "it follows cpuset.cpus = 0 (%d of %d samples outside)", bad, n);
-	for (i = 0; i < m && i < 64; i++)
+	for (i = 0; i < m; i++)
 		kill_wait(others[i]);
 	kill_wait(pid);
 	rmdir(cg);

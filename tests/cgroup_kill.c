@@ -29,10 +29,9 @@
 #define CG	"/sys/fs/cgroup"
 #define GRP	CG "/vds-kill"
 #define GRP2	CG "/vds-kill-sw"
-#define MAXCPU	64
 #define NSW	8
 
-static pid_t hog[MAXCPU], sw[NSW];
+static pid_t *hog, sw[NSW];
 
 static void join(const char *grp, pid_t pid)
 {
@@ -70,13 +69,17 @@ static double ms_since(uint64_t t0)
 int main(void)
 {
 	int n = ncpus_online(), attempt, ok = 0, starved = 0;
-	uint64_t r0[MAXCPU], r1, t0, t;
+	uint64_t *r0 = calloc(n, sizeof(*r0)), r1, t0, t;
 	double used = 0, worst = 0, first = 0, g = 0, limit;
 	char buf[64];
 
-	if (n > MAXCPU)
-		n = MAXCPU;
+	hog = calloc(n, sizeof(*hog));
 	tap_plan(4);
+	if (!hog || !r0) {
+		for (int i = 0; i < 4; i++)
+			tap_ok(0, "%d hogs: out of memory", n);
+		return tap_done();
+	}
 	write_file(CG "/cgroup.subtree_control", "+cpu");
 	mkdir(GRP, 0755);
 	if (write_file(GRP "/cpu.max", "1000 100000"))
@@ -118,8 +121,8 @@ int main(void)
 	tap_ok(used <= limit, "and the group used %.4f CPUs (quota 0.01, at most %.4f)", used, limit);
 
 	/*
-	 * 2. Each hog, killed, is reaped: the first (all CPUs throttled)
-	 * within 5 periods, the others (fewer hogs share the quota) within 2 s.
+	 * 2. Each hog, killed, is reaped, the first while the group is
+	 * throttled on every CPU: on VDS within 5 periods, on EEVDF within 4 s.
 	 */
 	ok = 1;
 	for (int c = n - 1; c >= 0; c--) {
@@ -143,9 +146,9 @@ int main(void)
 			worst = ms;
 	}
 	/*
-	 * EEVDF (6.12) lets a killed task wait for its queue's turn in the
-	 * runtime distribution: 0.1-1.7 s measured. VDS puts it back at its
-	 * CPU's next kick, within a period.
+	 * EEVDF lets a killed task wait for its queue's turn in the runtime
+	 * distribution, which can take a second or more. VDS puts it back at
+	 * its CPU's next kick, within a period.
 	 */
 	if (vds_active())
 		tap_ok(worst <= 500,

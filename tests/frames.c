@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A task that asks for less than its fair share gets all of it: a video-like
- * task (6.7 ms of CPU every 16.7 ms, 40 % of a CPU; each frame needs more
- * than one 6 ms slice) and an audio-like task (2.5 ms every 50 ms), each
- * pinned to one CPU with one nice 0 hog.
+ * A task that asks for less than its fair share gets all of it, on time: a
+ * video-like task (6.7 ms of CPU every 16.7 ms, 40 % of a CPU; each frame
+ * needs more than one 6 ms slice) and an audio-like task (2.5 ms every
+ * 50 ms), each pinned to one CPU with one nice 0 hog.
  *
  * The task sleeps to the start of each frame (absolute timer), burns the
  * frame's work by its own CPU clock, and skips frames whose start it missed
@@ -17,25 +17,27 @@
  * target: a stall of the host (the vCPUs share one emulator thread, and
  * the machine itself loses its CPUs in bursts) delays frame i of both, and
  * the difference of their start lateness, frame by frame, is what the
- * scheduler added. Before, the task alone was measured first and then with
- * the hog; a burst that hit one run and not the other decided the test
- * (CI: audio with a hog p99 20-47 ms against 2-8 ms alone, four attempts
- * in a row, on the same day as 1-2 ms on a quiet host; decision 59).
+ * scheduler added.
  *
  * Asserted per model: the task delivers at least the control's CPU less 2
  * points, and its start lateness over the control's, frame by frame, has a
  * p99 below one rr_interval (6 ms under EEVDF) plus twice the control's
- * p99: a scheduler that makes a frame wait for the hog's slice gets at
- * most one slice; one that makes it wait for several, or starves it of
- * its 40 %, fails. The control's p99 counts twice, as the floor alone did
- * before: the two vCPUs take turns in the emulator thread, so the delays
- * of frame i on the two CPUs are alike in size but not the same, and a
- * frame that was delayed also shares its catch-up with the hog. With the
- * host loaded in bursts (scripts/busy-host.sh) the video case came out
- * 11.4-14.9 ms over controls of 6.5-10.9 ms on both VDS and EEVDF; on a
- * quiet host 1.7-2.1 ms over 1.3-1.9 ms. A failed case is measured again,
- * up to three times in all, five seconds apart. With one CPU there is no second CPU for the control: it
- * runs first, and the p99s of the two runs are compared instead.
+ * p99, that term capped at one rr_interval: a scheduler that makes a frame
+ * wait for the hog's slice adds at most one slice; one that makes it wait
+ * for two or more, or starves it of its 40 %, fails. The control's p99
+ * counts twice because the two vCPUs take turns in the emulator thread, so
+ * the delays of frame i on the two CPUs are alike in size but not the
+ * same, and a frame that was delayed also shares its catch-up with the
+ * hog. The cap keeps a slow boot from making the check vacuous: a frame
+ * never starts later than its period (a frame missed altogether is
+ * skipped), so a control p99 of a few ms more would lift the bound past
+ * the video model's whole period. One rr_interval is generous for TCG,
+ * whose control p99 on a host that is not overloaded stays well under
+ * half of it; a host loaded so far that it is not fails this test rather
+ * than passing it unchecked. A failed case is measured again, up to three
+ * times in all, five seconds apart. With one CPU there is no second CPU
+ * for the control: it runs first, and the p99s of the two runs are
+ * compared instead.
  */
 #include "vds_test.h"
 
@@ -145,7 +147,8 @@ int main(void)
 			if (attempt)
 				sleep_ms(5000);
 			ex = measure(md, cpu, ctl, &task, &control);
-			bound = rr + 2.0 * control.p99;
+			/* The control's term, capped at one rr_interval (see above). */
+			bound = rr + (2.0 * control.p99 < rr ? 2.0 * control.p99 : rr);
 			ok_cpu = task.delivered >= control.delivered - 2.0;
 			ok_late = ex < bound;
 			diag("%s beside a hog: %.1f%% delivered, start late p99 %.2f ms max %.2f; control %.1f%%, p99 %.2f ms max %.2f; over the control p99 %.2f ms",
@@ -156,8 +159,8 @@ int main(void)
 		tap_ok(ok_cpu, "%s beside a hog: %.1f%% of its CPU delivered, the control %.1f%% (at most 2 points less)%s",
 		       md->name, task.delivered, control.delivered,
 		       attempt > 1 ? ", after retries" : "");
-		tap_ok(ok_late, "%s beside a hog: frames start later than the control's by p99 %.2f ms < %.0f ms + 2 x control p99 %.2f ms%s",
-		       md->name, ex / 1e6, rr / 1e6, control.p99 / 1e6,
+		tap_ok(ok_late, "%s beside a hog: frames start later than the control's by p99 %.2f ms < %.0f ms + 2 x control p99 %.2f ms, at most %.0f ms (bound %.2f ms)%s",
+		       md->name, ex / 1e6, rr / 1e6, control.p99 / 1e6, rr / 1e6, bound / 1e6,
 		       attempt > 1 ? ", after retries" : "");
 		if (attempt > 1)
 			diag("%s: %d attempts", md->name, attempt);

@@ -9,17 +9,19 @@
  *    (relative: 37.5 to 62.5 %), for N = 1, 4 and 32, at rr_interval 6
  *    (the default) and 100. A group of 32 needs a factor of 32 on its
  *    tasks' offsets (1.3 s at rr_interval 6), and at rr_interval 100 a
- *    nice-0 offset alone is 0.67 s: a cap on a group's offsets (0.5 s, or
- *    the task's own offset if longer) left the root hog a third or less
- *    at N = 32, and at rr_interval 100 it dropped the group factor, which
- *    gave the group the larger share from N = 2 on. Windows of 60 slices
+ *    nice-0 offset alone is 0.67 s: a scheduler that caps a group's
+ *    offsets (at 0.5 s, or the task's own offset if longer) leaves the
+ *    root hog a third or less at N = 32, and at rr_interval 100 such a cap
+ *    drops the group factor, which gives the group the larger share from
+ *    N = 2 on: both fail. Windows of 60 slices
  *    or more, and over a turn of every hog: settle 0.5 s and measure 2 s
  *    at rr_interval 6; settle 2 s and measure 6 s at 100 (10 s for 32).
  * B. One CPU, an IDLEPRIO (SCHED_IDLE) hog started after a NORMAL nice-19
  *    hog gets less than 3 % of the CPU at rr_interval 1, 6, 25, 100 and
  *    1000. A nice-19 offset is rr_interval * 1.1^39 (about 41 times
  *    rr_interval), more than the IDLEPRIO delay (1 s) from rr_interval 25
- *    on: IDLEPRIO sorted before nice 19 there. Windows of at least 3 s and
+ *    on: a scheduler that sorts IDLEPRIO by that delay alone puts it
+ *    before nice 19 there, and fails. Windows of at least 3 s and
  *    of 3 slices (settle 0.5 s and measure 3 s up to rr_interval 25, settle
  *    1 s and measure 3 s at 100, 4 s at 1000).
  *

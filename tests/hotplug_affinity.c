@@ -173,7 +173,11 @@ int main(void)
 		kill_wait(pid);
 	}
 
-	/* Suspend-style: everything but CPU 0 offline and back, three times. */
+	/*
+	 * Suspend-style: everything but CPU 0 offline and back, three times,
+	 * with a task pinned to each of CPUs 1-8 (pr holds 8 probes; CPUs above
+	 * 8 go offline and back too, without a task of their own).
+	 */
 	fails = 0;
 	for (round = 0; round < 3; round++) {
 		pid_t pids[8];

@@ -12,10 +12,10 @@
  * process sets the child's mask to {2,3}, which must succeed as CPU 2 is
  * online; CPU 2 goes offline (displaced again, the mask widened); CPUs 2
  * and 3 come back. Within 2 s the mask must read exactly {2,3}, the
- * user's last request. Why a broken scheduler fails: vds_affinity_broken()
- * kept the first remembered mask of a task displaced again before it came
- * back, even when the user had set a new one in between, so the child
- * ended as {3}. Every time, not now and then.
+ * user's last request. Why a broken scheduler fails: one that keeps the
+ * first remembered mask of a task displaced again before it came back,
+ * even when the user set a new one in between, ends the child as {3},
+ * every time, not now and then.
  *
  * Then two race rounds, one point each. Four threads of one process
  * loop: sched_setaffinity() on themselves with a random mask of {3},
@@ -30,10 +30,10 @@
  * after a request that kept a CPU of 0-2 (so never displaced: the worker
  * must leave it alone), and every offline/online write worked.
  *
- * Why a broken scheduler fails a round: the worker checked
+ * Why a broken scheduler fails a round: a worker that checks
  * p->user_cpus_ptr (what sched_setaffinity() sets) without the task's
- * locks and then called set_cpus_allowed_ptr(); a sched_setaffinity()
- * landing between the two was overwritten by the remembered {3}
+ * locks and then calls set_cpus_allowed_ptr() overwrites a
+ * sched_setaffinity() landing between the two with the remembered {3}
  * (intersected with the user's mask: {3} again). The look after each
  * request is what sees that: at the end alone, a lost request would almost
  * always have been replaced already by the thread's next one. To aim at
@@ -50,8 +50,8 @@
  * bug, which the deterministic point covers.
  *
  * VDS only: mainline never narrows a widened mask. Needs 4 CPUs, CPUs 2
- * and 3 hotpluggable. About 10-15 s at 4 vCPUs in TCG (each hotplug write
- * takes tens of ms), twice that at 8.
+ * and 3 hotpluggable. Each hotplug write takes tens of ms in TCG, more
+ * with more vCPUs.
  */
 #include "vds_test.h"
 #include <pthread.h>

@@ -9,17 +9,18 @@
  * Cases, all on one CPU (the last online one) with one NORMAL hog:
  *  - control: a plain SCHED_IDLE hog;
  *  - PI futex: two SCHED_IDLE threads, A takes a FUTEX_LOCK_PI futex and
- *    spins holding it, B blocks in FUTEX_LOCK_PI on it. VDS ran an
- *    IDLEPRIO owner with a waiter as NORMAL even when the waiter was
- *    IDLEPRIO itself: a waiter that lends nothing must not boost;
+ *    spins holding it, B blocks in FUTEX_LOCK_PI on it. A waiter that is
+ *    IDLEPRIO itself lends nothing: a scheduler that runs an IDLEPRIO
+ *    owner with any waiter as NORMAL fails;
  *  - vfork: a SCHED_IDLE process spins 3 ms of its CPU time, vfork()s a
  *    child that _exit()s at once, and loops. The killable wait in vfork
- *    is an uninterruptible sleep, after which VDS ran IDLEPRIO as NORMAL
- *    for a slice;
+ *    is an uninterruptible sleep: a scheduler that runs IDLEPRIO as
+ *    NORMAL for a slice after such a sleep fails;
  *  - SCHED_BATCH in a cpu.idle group: spin 0.5 ms, sched_yield(), loop.
- *    VDS gave a BATCH task a NORMAL deadline whenever it was put back
- *    with slice left (a yield, a preemption), out of the group's band.
- * Before the fixes each of the three got about half the CPU.
+ *    A scheduler that gives a BATCH task a NORMAL deadline whenever it is
+ *    put back with slice left (a yield, a preemption), out of the group's
+ *    band, fails.
+ * Each of those escapes gives the party about half the CPU, far over 3 %.
  *
  * The party's share is its run time over its own and the hog's (the sum
  * of its threads' /proc/<pid>/task/<tid>/schedstat; a vfork child runs

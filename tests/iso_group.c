@@ -7,11 +7,11 @@
  * cpu.idle group it gets no ISO band at all (it runs as IDLEPRIO). A root
  * ISO task keeps the CPU's budget, kernel.iso_cpu (70 %).
  *
- * Before that, ISO ignored groups: the ISO band came before every NORMAL
+ * A scheduler whose ISO band ignores groups puts it before every NORMAL
  * task, whatever its group, so any user with one SCHED_FIFO request (which
- * becomes SCHED_ISO) took iso_cpu of a CPU from every other group. S then
- * got about 70 % in cases 1, 2 and 3 below: over the 66.7 % of case 1 and
- * far over the 3 % of cases 2 and 3.
+ * becomes SCHED_ISO) takes iso_cpu of a CPU from every other group: S
+ * gets about 70 % in cases 1, 2 and 3 below, over the 66.7 % of case 1
+ * and far over the 3 % of cases 2 and 3, and fails.
  *
  * Cases 0-3: a spinner S, forked as root, pinned to the last online CPU,
  * set to RLIMIT_RTPRIO 0, dropped to uid 65534, and asking for SCHED_FIFO
@@ -28,11 +28,11 @@
  *  3. A with cpu.idle 1 holds S, B of cpu.weight 100 holds H: under 3 %.
  *
  * Case 4, the group rule leaves a light ISO task its band: an audio-like
- * task (b_interactive's audio model, 2.5 ms of CPU every 50 ms), root, in
- * a session (setsid(), so an autogroup) of its own, beside "make -j" in
- * another: 2M busy nice-0 hogs (M online CPUs) in one session. None of
- * them is pinned; kernel.sched_autogroup_enabled is 1 for this case. The
- * audio task is measured in 3 alternating rounds of 40 periods each as
+ * task (2.5 ms of CPU every 50 ms), root, in a session (setsid(), so an
+ * autogroup) of its own, beside "make -j" in another: 2M busy nice-0 hogs
+ * (M online CPUs, 128 at most) in one session. None of them is pinned;
+ * kernel.sched_autogroup_enabled is 1 for this case. The audio task is
+ * measured in 3 alternating rounds of 40 periods each as
  * SCHED_FIFO 50 (the floor), SCHED_NORMAL nice 0 (printed only) and
  * SCHED_ISO; a period's wakeup latency is from its absolute timer's expiry
  * to the task running. As ISO, at least 95 % of its periods finish their
@@ -532,8 +532,11 @@ static int audio_once(char *msg, size_t len)
 	struct au_stat st[AU_NPOL];
 	uint64_t bound;
 
-	if (nh > AU_MAX_HOGS)
+	if (nh > AU_MAX_HOGS) {
+		diag("make -j: %d hogs, not 2 x %d CPUs (the test's most)", AU_MAX_HOGS,
+		     ncpus_online());
 		nh = AU_MAX_HOGS;
+	}
 	memset(au, 0, sizeof(*au));
 	au->iso_seen = SCHED_ISO;
 	mk_pid = spawn_make(nh);

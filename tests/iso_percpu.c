@@ -10,18 +10,20 @@
  *    and waits for all of them, completes: ISO gets the whole CPU until its
  *    average reaches iso_cpu, about 1 s x ln(100 / (100 - iso_cpu)) = 1.2 s
  *    at 70, so 30 s is a wide bound. That first wait of the pinned hog is
- *    under 3 s (with the 5 s average of earlier versions it was 6 s, and a
- *    task that cannot leave the CPU, such as a migrate-disabled one on
- *    PREEMPT_RT, waited that long). Then, over 10 s, the pinned hog of
- *    that CPU gets at least half of the (100 - iso_cpu) % that ISO leaves
- *    and never waits 2 s (an ISO phase of the hysteresis lasts about
- *    1 s x ln((100 - 0.97 x 70) / 30) = 70 ms).
- *    With a machine-wide budget one loop on two or more CPUs never exceeds
- *    it: the hog of that CPU got no CPU at all and the write never ended.
+ *    under 3 s: an average over a much longer window than a second would
+ *    keep it (and a task that cannot leave the CPU, such as a
+ *    migrate-disabled one on PREEMPT_RT) waiting for several seconds.
+ *    Then, over 10 s, the pinned hog of that CPU gets at least half of the
+ *    (100 - iso_cpu) % that ISO leaves and never waits 2 s (an ISO phase
+ *    of the hysteresis lasts about 1 s x ln((100 - 0.97 x 70) / 30) =
+ *    70 ms). With a machine-wide budget instead of one per CPU, one loop
+ *    on two or more CPUs never exceeds it: the hog of that CPU gets no
+ *    CPU at all and the write never ends.
  * 2. One ISO loop and 5 NORMAL hogs pinned to every CPU, iso_cpu 70, then
  *    30: ISO's share of each CPU is within 10 points of iso_cpu (over budget
  *    ISO runs as NORMAL, where it gets 1/6 = 17 %, outside both windows).
- * A share out of its window is measured once more before it fails.
+ * A share out of its window is measured once more before it fails. The
+ * test uses the first 16 CPUs (six pinned hogs on each).
  */
 #include "vds_test.h"
 #include <math.h>
@@ -203,8 +205,11 @@ int main(void)
 
 	need_vds();
 	tap_plan(7);
-	if (m > MAXCPU)
+	/* Six pinned hogs per CPU: the test covers the first MAXCPU CPUs. */
+	if (m > MAXCPU) {
+		diag("%d CPUs online: the test uses CPUs 0-%d", m, MAXCPU - 1);
 		m = MAXCPU;
+	}
 	if (m < 2) {
 		for (int i = 0; i < 7; i++)
 			tap_skip("needs 2 or more CPUs");

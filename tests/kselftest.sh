@@ -1,6 +1,6 @@
 #!/bin/sh
 # The kernel's own selftests from the 6.12 tree (tools/testing/selftests),
-# built by scripts/kselftest.sh: rseq, membarrier, timers, futex/functional.
+# built by scripts/build-kselftest.sh: rseq, membarrier, timers, futex/functional.
 # One TAP line per program run; a selftest's own SKIP (exit 4) is a skip.
 # What is left out, and why, is listed in SKIPPED below.
 # (cpu-hotplug's selftest runs in hotplug_stress.sh.)
@@ -33,9 +33,9 @@ futex/functional|futex_wait_wouldblock||30
 futex/functional|futex_wait_uninitialized_heap||30
 futex/functional|futex_wait_private_mapped_file||30"
 SKIPPED="rseq/basic_percpu_ops_test rseq/basic_percpu_ops_mm_cid_test: 200 threads x 5000 rounds on per-CPU spinlocks take over 60 s each under TCG; param_test -T s/l with 16 threads runs the same code paths
-timers/nsleep-lat timers/set-timer-lat: 85+ s each under TCG (every clock, many lengths); nanosleep covers the same clocks
-timers/posix_timers: asserts ITIMER_VIRTUAL/PROF expiry within 0.5 s of wall time and an even signal distribution; fails under TCG on EEVDF (vds=off) just as on VDS (3-5 of 18 checks)
-futex/functional/futex_waitv: wakes after a 10 ms sleep and fails if its waiter thread has not blocked yet; failed once under TCG on EEVDF (vds=off) on a busy host
+timers/nsleep-lat timers/set-timer-lat: well over a minute each under TCG (every clock, many lengths); nanosleep covers the same clocks
+timers/posix_timers: asserts ITIMER_VIRTUAL/PROF expiry within 0.5 s of wall time and an even signal distribution, which fails under TCG on EEVDF (vds=off) just as on VDS
+futex/functional/futex_waitv: wakes after a 10 ms sleep and fails if its waiter thread has not blocked yet, which a busy host can delay under TCG, on EEVDF (vds=off) and VDS alike
 futex/functional/futex_requeue futex/functional/futex_wait: their waiters time out after 30 ms of wall time while the main thread sleeps 10 ms before it requeues or wakes; under TCG on a busy host that comes too late, on EEVDF (vds=off) and VDS alike
 timers/raw_skew: measures NTP frequency skew over 60+ s; no NTP in the guest
 timers/rtcpie: needs /dev/rtc0 (the guest config has no RTC driver)

@@ -10,8 +10,8 @@
  *
  * With an ISO waiter (nice 0) the PI boost gives the owner nice 0's
  * deadline, never a later one: the p90 wait with PI is below half of the
- * p90 without PI (PTHREAD_PRIO_NONE). Before the fix the boost reset the
- * owner's deadline from its own nice 19, and PI did not help at all.
+ * p90 without PI (PTHREAD_PRIO_NONE). A boost that resets the owner's
+ * deadline from its own nice 19 does not help at all, and fails.
  * With a SCHED_FIFO waiter the owner runs as RT while boosted: same check.
  * Only takes that find the mutex held count, and at least 5 must; each
  * comparison is measured once more before it fails.

@@ -20,10 +20,10 @@
  * that an unprivileged F may bring its nice back from 1 to 0) and drops to
  * uid 65534, and F drops to it once it is set up. S's share of S and H's
  * run time (/proc/<pid>/schedstat) over 3 s, after 300 ms to settle, must
- * be at most 62.5 % (half, plus the 25 % relative margin of
- * cgroup_weight); for the control and the nice case also at least 37.5 %:
- * a change of nice that is undone must not cost S its share either (a
- * fresh, later deadline at each nice up left S 5 % under VDS). A case whose
+ * be at most 62.5 % (half, plus a 25 % relative margin); for the control
+ * and the nice case also at least 37.5 %: a change of nice that is undone
+ * must not cost S its share either (a scheduler that gives S a fresh,
+ * later deadline at each nice up leaves it a few percent). A case whose
  * changes mostly fail measures nothing and fails. A failing case is
  * measured once more.
  *
@@ -41,10 +41,10 @@
  *     without the tree's scx_qmap (make check EXT=1).
  *
  * Not VDS-only: vds=off (EEVDF) is the reference. About 25 s when every
- * case passes at once (plus scx_qmap's load, 3-5 s under TCG); at worst,
- * every case measured twice and a 45 s load wait, under 90 s. S, H, F and
- * scx_qmap are killed, the cgroups removed and the cpu controller disabled
- * (if this test enabled it) on every way out.
+ * case passes at once (plus scx_qmap's load, a few seconds under TCG); at
+ * worst, every case measured twice and a 45 s load wait, under 90 s. S,
+ * H, F and scx_qmap are killed, the cgroups removed and the cpu controller
+ * disabled (if this test enabled it) on every way out.
  */
 #include "vds_test.h"
 #include <grp.h>

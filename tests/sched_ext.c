@@ -31,7 +31,7 @@
 #define WINDOW_MS 1500
 
 static int nhogs, vds_boot;
-static pid_t hogs[64];
+static pid_t *hogs;
 static pid_t sleeper;
 static volatile uint64_t *sleeper_loops;
 
@@ -276,8 +276,10 @@ static int count_ext(const pid_t *p, int n, int want)
  */
 static int all_progress(const pid_t *p, int n, const char *when)
 {
-	uint64_t r0[66], d, min = UINT64_MAX, fair, l0;
+	uint64_t *r0 = calloc(n, sizeof(*r0)), d, min = UINT64_MAX, fair, l0;
 
+	if (!r0)
+		return tap_ok(0, "%s: out of memory", when);
 	l0 = *sleeper_loops;
 	for (int i = 0; i < n; i++)
 		r0[i] = schedstat_run(p[i]);
@@ -290,6 +292,7 @@ static int all_progress(const pid_t *p, int n, const char *when)
 			diag("%s: hog %d (pid %d, ext.enabled %d) ran %llu ms", when, i, p[i],
 			     ext_enabled(p[i]), (unsigned long long)(d / 1000000));
 	}
+	free(r0);
 	l0 = *sleeper_loops - l0;
 	fair = (uint64_t)WINDOW_MS * 1000000ull * ncpus_online() / (n > ncpus_online() ? n : ncpus_online());
 	return tap_ok(min >= fair / 10 && l0 > 0,
@@ -355,14 +358,17 @@ static int on_normal_class(const pid_t *p, int n, int want, const char *when)
 		return tap_ok(ok, "%s: VDS holds %ld tasks (%s %d)", when, v,
 			      want ? "at least" : "expected", want ? n : 0);
 	} else {
-		double v0[64];
+		double *v0 = calloc(n, sizeof(*v0));
 		int i, moved = 0;
 
+		if (!v0)
+			return tap_ok(0, "%s: out of memory", when);
 		for (i = 0; i < n; i++)
 			v0[i] = proc_field(p[i], "sched", "se.vruntime");
 		sleep_ms(300);
 		for (i = 0; i < n; i++)
 			moved += proc_field(p[i], "sched", "se.vruntime") != v0[i];
+		free(v0);
 		return tap_ok(want ? moved == n : moved == 0,
 			      "%s: se.vruntime advanced for %d of %d tasks (EEVDF %s them)",
 			      when, moved, n, want ? "runs" : "does not run");
@@ -376,7 +382,7 @@ static int set_policy(pid_t pid, int policy)
 	return sched_setscheduler(pid, policy, &sp);
 }
 
-static pid_t hl[66];	/* the hogs, and the task forked under scx_simple */
+static pid_t *hl;	/* the hogs, and the task forked under scx_simple */
 static int nhl;
 
 /* How many of the hogs and the sleeper have ext.enabled == want. */
@@ -400,6 +406,14 @@ int main(void)
 		return tap_done();
 	}
 	tap_ok(1, "the initramfs has scx_simple and scx_qmap");
+	/* One hog more than there are CPUs, and the task forked under scx_simple. */
+	nhogs = ncpus_online() + 1;
+	hogs = calloc(nhogs, sizeof(*hogs));
+	hl = calloc(nhogs + 1, sizeof(*hl));
+	if (!hogs || !hl) {
+		tap_ok(0, "%d hogs: out of memory", nhogs);
+		return tap_done();
+	}
 	watch_start();
 	vds_boot = vds_active();
 	diag("normal tasks run on %s", vds_boot ? "VDS" : "EEVDF (vds=off)");
@@ -408,7 +422,6 @@ int main(void)
 	seq0 = read_long(SCX "/enable_seq", -1);
 
 	sleeper_loops = shared_mem(4096);
-	nhogs = ncpus_online() + 1;
 	for (i = 0; i < nhogs; i++)
 		hogs[i] = hl[i] = spawn_hog(-1, 0);
 	nhl = nhogs;

@@ -17,8 +17,9 @@
  *
  * The negative control shows the watchdog can fail: with RT throttling off
  * and the fair server of one CPU set to 0 (the server that protects VDS
- * tasks from RT hogs, DESIGN §2), a task pinned behind a FIFO hog on that
- * CPU starves for 4 s; the same check must flag it. Settings are restored.
+ * tasks from RT hogs, Documentation/design.md), a task pinned behind a
+ * FIFO hog on that CPU starves for 4 s; the same check must flag it.
+ * Settings are restored.
  * SOAK=minutes (VDS_SOAK in the guest) runs the battery that long.
  */
 #include "vds_test.h"

@@ -4,8 +4,10 @@
  * NORMAL sleeper (woken every 10 ms, runs a little) keeps its early
  * deadline and preempts the hog as soon as it wakes; a BATCH sleeper doing
  * the same waits until the hog's slice ends. Its mean wakeup latency must
- * be much larger (2x; 8x is typical, less on a busy emulator) than the
- * NORMAL sleeper's, and a sizeable part of a slice.
+ * be at least twice the NORMAL sleeper's (waiting for the hog's slice
+ * usually costs many times more; a busy emulator narrows the gap), and a
+ * sizeable part of a slice: a scheduler that lets BATCH preempt on wakeup
+ * gives both sleepers the same latency.
  *
  * The sleeper is woken through a pipe by a task on another CPU, not by its
  * own timer: on PREEMPT_RT the timer of a non-RT task expires in the

@@ -17,14 +17,19 @@ struct slot {
 int main(void)
 {
 	int m = ncpus_online(), n = 3 * m + 1, i, fails = 0;
-	struct slot *sl = shared_mem(sizeof(struct slot) * 128);
-	int nice_of[128];
-	pid_t pids[128];
+	struct slot *sl = shared_mem(sizeof(struct slot) * n);
+	int *nice_of = calloc(n, sizeof(*nice_of));
+	pid_t *pids = calloc(n, sizeof(*pids));
 	long rr = read_long("/proc/sys/kernel/rr_interval", 6);
 	double worst_ratio = 0;
 
 	need_vds();
 	tap_plan(2);
+	if (!sl || !nice_of || !pids) {
+		tap_ok(0, "%d hogs: out of memory", n);
+		tap_ok(0, "%d hogs: out of memory", n);
+		return tap_done();
+	}
 	for (i = 0; i < n; i++) {
 		nice_of[i] = i == n - 1 ? 19 : -5 + (i * 24) / (n - 2);
 		pids[i] = fork();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sync wakeups (patch 0035). A pipe write wakes the reader with WF_SYNC:
- * the writer says it is about to sleep.
+ * Sync wakeups. A pipe write wakes the reader with WF_SYNC: the writer
+ * says it is about to sleep.
  *
  * Placement: with no idle CPU, the reader waits on the writer's CPU, on
  * the cache the writer filled, even when another task waits there too.
@@ -9,10 +9,10 @@
  * reader pins itself to O before each read; the writer allows it W and O
  * again just before it writes, so the reader wakes with O as its previous
  * CPU, where it could preempt the hog. The writer runs on for 2 ms after
- * the write (W does not pick, so it cannot pull the reader meanwhile).
- * Before 0035 a sync wakee went to its waker's CPU only when the waker ran
- * alone there, so this reader preempted the hog on O. At least three
- * quarters of its wakeups must now run on W.
+ * the write (W does not pick, so it cannot pull the reader meanwhile). A
+ * scheduler that sends a sync wakee to its waker's CPU only when the
+ * waker runs alone there lets this reader preempt the hog on O. At least
+ * three quarters of its wakeups must run on W.
  *
  * The bound: a sync wakeup does not preempt the writer, which means to
  * sleep; if it runs on instead, the reader waits at most the rest of the
@@ -21,9 +21,9 @@
  * time, is the earlier of the two and runs at the end of the writer's
  * slice, which falls anywhere in the next 20 ms. Its median wakeup
  * latency must lie above 2 ms (a wakeup that preempted at once or after
- * min_run_ns would take about 1 ms or less; the first version of 0035 did:
- * 0.99 ms) and below 60 ms (a wakee that waited for the writer's sleep
- * would take the whole 120 ms; the bound is one rr_interval).
+ * min_run_ns would take about 1 ms or less) and below 60 ms (a wakee that
+ * waited for the writer's sleep would take the whole 120 ms; the bound is
+ * one rr_interval).
  */
 #include "vds_test.h"
 

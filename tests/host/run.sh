@@ -2,11 +2,22 @@
 # Host-side tests of the harness: bad input is refused with one clear line
 # and a non-zero exit, the guest-log verdict catches what it must, and the
 # run's summary (scripts/summary.py) adds up.
-# Prints TAP; the last line is "passed failed" for check.sh to add up.
+# Prints TAP (the plan first) on stdout, notes on stderr; the last line
+# of stdout is "passed failed" for check.sh to add up (skipped points are
+# counted in neither).
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 pass=0 fail=0
+# The plan: every check this script makes, skipped ones included. Each
+# ok, expect_fail and vcase call is one check; the --json loop below
+# makes one per console fixture and one for a clean log. A block that
+# cannot run here calls skip with the number of checks it holds. At the
+# end, a count that differs from the plan fails the run: a check that
+# vanished without a word, or one added without raising the plan.
+consoles=("$REPO"/tests/host/fixtures/*.console)
+PLAN=$((93 + ${#consoles[@]} + 1))
+echo "1..$PLAN"
+n=0 pass=0 fail=0 skipped=0
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -16,6 +27,14 @@ ok() {
 		fail=$((fail + 1))
 		echo "not ok $n - $2"
 	fi
+}
+# skip COUNT why: COUNT checks that cannot run here, for a reason given.
+skip() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		n=$((n + 1)) skipped=$((skipped + 1))
+		echo "ok $n # SKIP $2"
+	done
 }
 # expect_fail "description" "regex the message must match" command...
 expect_fail() {
@@ -41,8 +60,8 @@ expect_fail "LOCKSTAT=2 is refused" "LOCKSTAT='2' must be 0 or 1" env LOCKSTAT=2
 expect_fail "SOAK=abc is refused" "SOAK='abc' is not a number" env SOAK=abc bash "$REPO/scripts/build.sh"
 expect_fail "SOAK=2000 is refused" "SOAK=2000 is out of range" env SOAK=2000 bash "$REPO/scripts/build.sh"
 expect_fail "SEED=-3 is refused" "SEED='-3' is not a number" env SEED=-3 bash "$REPO/scripts/build.sh"
-expect_fail "bench PULLWAIT=abc is refused" "PULLWAIT='abc' must be a number" env PULLWAIT=abc bash "$REPO/scripts/bench.sh"
-expect_fail "bench PULLWAIT without BAD=4 is refused" "only applies with BAD=4" env PULLWAIT=5 bash "$REPO/scripts/bench.sh"
+expect_fail "bench BAD=3 is refused (BAD=1 and BAD=2 are the bad settings)" "BAD='3' must be 0, 1 or 2" env BAD=3 bash "$REPO/scripts/bench.sh"
+expect_fail "bench ROUNDS=0 is refused" "ROUNDS='0' must be a number >= 1" env ROUNDS=0 bash "$REPO/scripts/bench.sh"
 expect_fail "bench CLOCKSOURCE=bogus is refused" "CLOCKSOURCE='bogus' must be tsc, hpet or unstable" env CLOCKSOURCE=bogus bash "$REPO/scripts/bench.sh"
 expect_fail "a missing KSRC is refused" "KSRC=/nonexistent does not exist" \
 	env KSRC=/nonexistent bash "$REPO/scripts/tree.sh"
@@ -134,7 +153,7 @@ if [ -f "$src/.pc/applied-patches" ] && [ "$(cat "$src/.vds-series" 2>/dev/null)
 	python3 "$REPO/scripts/hunk-unique.py" "$src" "$REPO/patches" <(cd "$REPO" && . scripts/lib.sh && series_patches) >/dev/null
 	ok $? "every hunk of the series matches exactly one place"
 else
-	echo "# apply.sh tests need the tree prepared for this series ($src): run 'make tree' first" >&2
+	skip 9 "apply.sh tests need the tree prepared for this series ($src): run 'make tree' first"
 fi
 
 # tree.sh on a tree with edits that were never refreshed: it refuses to
@@ -312,7 +331,7 @@ if command -v busybox >/dev/null; then
 		grep -qx '== end of the record' "$rec" && [ -z "$left" ]
 	ok $? "guest-init.sh's run_test records a test's tree at its timeout, kills it all, returns 137${left:+ (left: $left)}"
 else
-	echo "# guest-init.sh's run_test is tested under busybox sh: install busybox-static ('make deps')" >&2
+	skip 1 "guest-init.sh's run_test is tested under busybox sh: install busybox-static ('make deps')"
 fi
 # A test whose every point skipped fails; one with a skip beside a pass does not.
 vcase '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..2\nok 1 # SKIP needs 8 CPUs\nok 2 # SKIP needs 8 CPUs\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' \
@@ -345,21 +364,37 @@ done
 ok $? "tests/list names no scheduler; VDS-only tests call need_vds() before their plan (missing:${miss:- none})"
 # Tests flagged "smp8" are planned only on boots with 8 or more vCPUs,
 # unless ONLY= names them (then they run and fail if they only skip).
-e4=$(SMP=4 ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
-e8=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 8")
-eo=$(ONLY=hotplug_storm bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
+e4=$(SMP=4 ONLY= RT=0 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
+e8=$(ONLY= RT=0 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 8")
+eo=$(ONLY=hotplug_storm RT=0 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
 [[ ",$e4," != *,hotplug_storm,* && ",$e8," == *,hotplug_storm,* && "$eo" = hotplug_storm ]]
 ok $? "hotplug_storm (smp8) is planned at 8 vCPUs, not at 4 unless ONLY= names it"
 # The plan handed to the guest keeps each planned line whole (flags too).
-pl=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; plan_lines main '' 4")
+pl=$(ONLY= RT=0 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; plan_lines main '' 4")
 echo "$pl" | grep -qE '^vds_batch +[0-9]+ +retry$' && ! echo "$pl" | grep -q '^hotplug_storm ' &&
 	[ "$(echo "$pl" | awk '{print $1}' | paste -sd, -)" = "$e4" ]
 ok $? "the guest's plan is the planned lines of tests/list, flags included"
+# A PREEMPT_RT kernel's boots (RT=1) leave out the tests flagged nort,
+# unless ONLY= names them; the plan is otherwise the normal one (CI's RT
+# pass is make check RT=1, no list of its own).
+er=$(ONLY= RT=1 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
+eno=$(ONLY=frames RT=1 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected main 4")
+nort=$(awk '!/^#/ && / nort( |$)/ { print $1 }' "$REPO/tests/list" | paste -sd, -)
+[ -n "$nort" ] && [[ ",$nort," == *,frames,* ]] && [ "$eno" = frames ] &&
+	[ "$er" = "$(echo "$e4" | tr , '\n' | grep -vxF -f <(echo "$nort" | tr , '\n') | paste -sd, -)" ]
+ok $? "RT=1 plans every test but those flagged nort ($nort), and ONLY= still names one"
+# One path from a boot to its verdict (scripts/judge.sh): make, make
+# check's boots and canary and make bench call boot_judge, and nothing
+# else runs boot.sh or verdict.py on a boot.
+direct=$(grep -lE 'scripts/(boot\.sh|verdict\.py)"' "$REPO"/scripts/*.sh | grep -v '/judge\.sh$' | xargs -r -n1 basename | paste -sd' ' -)
+[ -z "$direct" ] && [ "$(grep -c 'boot_judge ' "$REPO/scripts/check.sh")" -ge 3 ] &&
+	grep -q 'boot_judge ' "$REPO/scripts/bench.sh"
+ok $? "boots are judged through judge.sh's boot_judge only (direct calls in: ${direct:-none})"
 # The 8-vCPU and nohz_full boots run the tests flagged for them (no list
 # of names in check.sh): wide or smp8, and nohz.
-pw=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected wide 8")
-pn=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected nohz 4")
-pc=$(ONLY= bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected canary 2")
+pw=$(ONLY= RT=0 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected wide 8")
+pn=$(ONLY= RT=0 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected nohz 4")
+pc=$(ONLY= RT=0 bash -c ". '$REPO/scripts/lib.sh'; . '$REPO/scripts/plan.sh'; has_ext=0; expected canary 2")
 [ "$pw" = "$(awk '!/^#/ && / (wide|smp8)( |$)/ { print $1 }' "$REPO/tests/list" | paste -sd, -)" ] &&
 	[[ ",$pw," == *,hotplug_storm,* && ",$pw," != *,nice_order,* ]] &&
 	[ "$pn" = "$(awk '!/^#/ && / nohz( |$)/ { print $1 }' "$REPO/tests/list" | paste -sd, -)" ] &&
@@ -464,7 +499,7 @@ expect_fail "a negative count is refused" "the counts must be numbers >= 0" pyth
 # stdout says.
 printf '@@VDS-BOOT x\n@@VDS-TEST-BEGIN t\n1..1\nok 1 - fine\n@@VDS-TEST-END t rc=0 secs=1\n@@VDS-DONE\n' >"$T/res"
 printf '[    0.1] Linux\n[    0.2] fine\n' >"$T/clean.console"
-for c in "$REPO"/tests/host/fixtures/*.console "$T/clean.console"; do
+for c in "${consoles[@]}" "$T/clean.console"; do
 	a=$(python3 "$REPO/scripts/verdict.py" b "$T/res" "$c" t)
 	j=$(python3 "$REPO/scripts/verdict.py" --json "$T/f.json" b "$T/res" "$c" t)
 	[ "$a" = "$j" ] && python3 - "$T/f.json" "$(echo "$a" | tail -n1)" "$(echo "$a" | grep 'guest log of' | head -n1)" \
@@ -536,4 +571,9 @@ nx=$(cd "$REPO" && for f in scripts/* tests/*.sh tests/host/*.sh bench/*.sh .ci/
 	[ -f "$f" ] && head -c2 "$f" | grep -q '^#!' && [ ! -x "$f" ] && echo "$f"; done)
 [ -z "$nx" ]
 ok $? "every script with a shebang is executable${nx:+ (not: $(echo $nx))}"
+if [ "$n" != "$PLAN" ]; then
+	fail=$((fail + 1))
+	echo "not ok $((n + 1)) - planned $PLAN, ran $n (skips included): a check did not run, or the plan is out of date"
+fi
+[ "$skipped" = 0 ] || echo "# $skipped of $PLAN checks skipped" >&2
 echo "$pass $fail"
