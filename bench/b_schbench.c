@@ -15,8 +15,9 @@
  * this process's threads per request (se.nr_migrations of
  * /proc/<tid>/sched), both over the measured seconds, and of those the
  * tasks VDS pulled at a pick, "pulls_per_req", and the pulls by a CPU that
- * had nothing to run, "idle_pulls_per_req" (sched/vds/state; null under
- * EEVDF), and the machine's user, system (with irq and softirq) and idle
+ * had nothing to run, "idle_pulls_per_req", and the pulls not tried
+ * because the other CPU's lock was busy, "pull_busy_per_req"
+ * (sched/vds/state; null under EEVDF or without the count), and the machine's user, system (with irq and softirq) and idle
  * CPU time per request from /proc/stat, "user_us_per_req",
  * "sys_us_per_req", "idle_us_per_req"}   b_schbench [seconds]
  *
@@ -192,13 +193,14 @@ static double migrations_now(void)
 
 /*
  * The sum of the counts after @word ("pulls", "idle_pulls") over the CPUs
- * of sched/vds/state, -1 unless VDS is the running scheduler.
+ * of sched/vds/state, -1 unless VDS is the running scheduler and the file
+ * has the count.
  */
 static double vds_count(const char *word)
 {
 	char tok[64];
 	double sum = 0;
-	int active = 0;
+	int active = 0, found = 0;
 	FILE *f = fopen("/sys/kernel/debug/sched/vds/active", "r");
 
 	if (!f)
@@ -210,10 +212,12 @@ static double vds_count(const char *word)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%63s", tok) == 1)
-		if (!strcmp(tok, word) && fscanf(f, "%63s", tok) == 1)
+		if (!strcmp(tok, word) && fscanf(f, "%63s", tok) == 1) {
 			sum += strtod(tok, NULL);
+			found = 1;
+		}
 	fclose(f);
-	return sum;
+	return found ? sum : -1;
 }
 
 /* @d1 - @d0 per request as a JSON field, null if either is unknown. */
@@ -232,7 +236,7 @@ int main(int argc, char **argv)
 	static struct group grp[MSG_THREADS];
 	pthread_t mt[MSG_THREADS], *wt = calloc(MSG_THREADS * nw, sizeof(pthread_t));
 	uint64_t *wake, *reql, t0, t1;
-	double c0, c1, m0, m1, p0, p1, i0, i1, ct0[3], ct1[3];
+	double c0, c1, m0, m1, p0, p1, i0, i1, b0, b1, ct0[3], ct1[3];
 	long n = 0, reqs;
 
 	for (int g = 0; g < MSG_THREADS; g++) {
@@ -256,6 +260,7 @@ int main(int argc, char **argv)
 	m0 = migrations_now();
 	p0 = vds_count("pulls");
 	i0 = vds_count("idle_pulls");
+	b0 = vds_count("pull_busy");
 	cpu_times(ct0);
 	t0 = now_ns();
 	atomic_store(&measuring, 1);
@@ -266,6 +271,7 @@ int main(int argc, char **argv)
 	m1 = migrations_now();
 	p1 = vds_count("pulls");
 	i1 = vds_count("idle_pulls");
+	b1 = vds_count("pull_busy");
 	cpu_times(ct1);
 	reqs = atomic_load(&completed);
 	atomic_store(&stop, 1);
@@ -292,6 +298,7 @@ int main(int argc, char **argv)
 	print_per_req("migr_per_req", m0, m1, reqs);
 	print_per_req("pulls_per_req", p0, p1, reqs);
 	print_per_req("idle_pulls_per_req", i0, i1, reqs);
+	print_per_req("pull_busy_per_req", b0, b1, reqs);
 	/* CPU time per request, in us (the counts are in ms). */
 	print_per_req("user_us_per_req", ct0[0] * 1000, ct1[0] * 1000, ct0[0] < 0 ? -1 : reqs);
 	print_per_req("sys_us_per_req", ct0[1] * 1000, ct1[1] * 1000, ct0[0] < 0 ? -1 : reqs);
