@@ -41,16 +41,22 @@ static void worker(struct shared *sh, int i)
 
 		while (thread_cpu_ns() < end)
 			;
+		/*
+		 * The time of the sample, taken before it: a task preempted
+		 * between the two would otherwise judge where it was then by
+		 * what was online long after.
+		 */
+		now = now_ns();
 		cpu = sched_getcpu();
 		sh->count[i]++;
 		if (sh->req[i] & (1ul << cpu))
 			continue;
 		/* Outside: only fine if no CPU of the mask is settled online. */
-		now = now_ns();
 		settled = 0;
 		for (c = 0; c < 64; c++)
 			if ((sh->req[i] & (1ul << c)) && (sh->online & (1ul << c)) &&
-			    !(sh->moving & (1ul << c)) && now - sh->changed[c] > GRACE_NS)
+			    !(sh->moving & (1ul << c)) &&
+			    (int64_t)(now - sh->changed[c]) > (int64_t)GRACE_NS)
 				settled |= 1ul << c;
 		if (settled) {
 			sh->violations[i]++;
